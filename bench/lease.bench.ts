@@ -1,0 +1,246 @@
+// Lease-coordinator benchmark: kube-sim, nats-server, the watcher and 2 coordinator replicas, each
+// in its own process (services from their dist/main.js), driven through real gRPC clients.
+// Prints: p50/p99 grant latency and grants/s for 1,000 concurrent acquires on 1,000 nodes, beside
+// raw Lease creates/s (same concurrency, same client library, same API server) and their ratio;
+// then the same with 32 requests in flight (BENCH_WINDOWS), then a contention round (two holders race for every node across both replicas) and the number of
+// nodes granted twice, checked against the Leases stored in kube-sim (must be 0).
+// Run: pnpm --dir bench exec node --import tsx lease.bench.ts
+import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as grpc from "@grpc/grpc-js";
+import { CoordinationV1Api, V1MicroTime } from "@kubernetes/client-node";
+import { LeaseServiceClient, OperationType, type AcquireResponse } from "@lockstep/contracts";
+import { kubeConfigForUrl } from "@lockstep/kube";
+import { makeKeepAliveApiClient } from "@lockstep/lease-coordinator";
+import { freePort, startNatsServer } from "@lockstep/testing";
+import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
+
+const NODES = Number(process.env.BENCH_NODES ?? 1_000);
+const NS = "lockstep-leases";
+// Extra node flags for the spawned service processes, e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof".
+// Requests in flight per round: the issue's burst (all at once) and a realistic client window.
+const WINDOWS = (process.env.BENCH_WINDOWS ?? `${NODES},32`).split(",").map(Number);
+// BENCH_CPU=1 adds CPU ms per operation by process (from /proc), to see where a grant's cost goes.
+const CPU_DETAIL = process.env.BENCH_CPU === "1";
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+
+interface Child {
+  proc: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Spawns a process and resolves once a stdout line matches `ready` (or rejects on early exit). */
+function spawnUntil(cmd: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: Child; match: RegExpMatchArray }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(cmd, [...NODE_ARGS, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+    let buf = "";
+    const onData = (d: Buffer) => {
+      buf += d.toString();
+      const m = ready.exec(buf);
+      if (m) {
+        proc.stdout!.off("data", onData);
+        proc.stdout!.resume();
+        resolve({ child: { proc, stop: () => new Promise((r) => (proc.exitCode !== null ? r() : (proc.once("exit", () => r()), proc.kill("SIGTERM")))) }, match: m });
+      }
+    };
+    proc.stdout!.on("data", onData);
+    proc.once("exit", (code) => reject(new Error(`${cmd} ${args.join(" ")} exited with ${code} before it was ready`)));
+  });
+}
+
+type Lease = { client: LeaseServiceClient };
+
+interface Round {
+  window: number;
+  raw: { lat: number[]; seconds: number };
+  rawCpu: Record<string, number>;
+  grants: { lat: number[]; seconds: number };
+  grantCpu: Record<string, number>;
+  granted: number;
+}
+
+/** CPU seconds (user + system) of a process from /proc (Linux; 0 elsewhere), at 100 ticks/s. */
+function cpuSeconds(pid: number): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The nats-server this process started (a direct child), for CPU accounting. */
+function natsPid(): number | undefined {
+  try {
+    for (const d of readdirSync("/proc")) {
+      if (!/^\d+$/.test(d)) continue;
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      if (stat.includes("(nats-server)") && Number(stat.split(") ")[1]!.split(" ")[1]) === process.pid) return Number(d);
+    }
+  } catch {
+    // not Linux: no breakdown
+  }
+  return undefined;
+}
+
+/** Per-process CPU spent while `fn` runs, in ms per operation. */
+async function cpuPer<T>(pids: Record<string, number | undefined>, ops: number, fn: () => Promise<T>): Promise<{ result: T; perOp: Record<string, number> }> {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, pid === undefined ? 0 : cpuSeconds(pid)]));
+  const result = await fn();
+  const perOp = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, pid === undefined ? NaN : ((cpuSeconds(pid) - before[k]!) * 1000) / ops]));
+  return { result, perOp };
+}
+
+function acquire(r: Lease, node: string, holder: string): Promise<AcquireResponse> {
+  return new Promise((resolve, reject) =>
+    r.client.acquire({ node, holder, operation: OperationType.OPERATION_TYPE_UPDATE, reason: "bench", durationSeconds: 600, waitSeconds: 0, force: false }, (err, res) => (err ? reject(err) : resolve(res))),
+  );
+}
+
+function release(r: Lease, node: string, holder: string): Promise<void> {
+  return new Promise((resolve, reject) => r.client.release({ node, holder }, (err) => (err ? reject(err) : resolve())));
+}
+
+/** Runs `fn(i)` for i < n with at most `window` in flight; returns per-call latencies and the wall time. */
+async function windowed(n: number, window: number, fn: (i: number) => Promise<unknown>): Promise<{ lat: number[]; seconds: number }> {
+  const lat: number[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(window, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        const t = performance.now();
+        await fn(i);
+        lat.push(performance.now() - t);
+      }
+    }),
+  );
+  return { lat, seconds: (performance.now() - t0) / 1000 };
+}
+
+export async function benchLease(): Promise<BenchResult[]> {
+  const dir = await mkdtemp(join(tmpdir(), "lockstep-lease-bench-"));
+  const kubeconfig = join(dir, "kubeconfig");
+  const nats = await startNatsServer();
+  const children: Child[] = [];
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  try {
+    // Every component in its own process, as deployed: kube-sim, the watcher, two coordinator replicas.
+    const sim = await spawnUntil(process.execPath, ["--import", "tsx", join(root, "bench/lib/kube-sim-process.ts"), kubeconfig], { BENCH_NODES: String(NODES) }, /ready (\S+)\n/);
+    children.push(sim.child);
+    const simUrl = sim.match[1]!;
+    const common = { NATS_URL: nats.url, KUBECONFIG: kubeconfig, LOG_LEVEL: "warn", HTTP_PORT: "0" };
+    children.push((await spawnUntil(process.execPath, [join(root, "services/watcher/dist/main.js")], { ...common, LOG_LEVEL: "info", GRPC_PORT: "0", LEASE_NAMESPACES: NS }, /listening/)).child);
+    const replicas: Lease[] = [];
+    for (let r = 0; r < 2; r++) {
+      const port = await freePort();
+      const proc = spawn(process.execPath, [...NODE_ARGS, join(root, "services/lease-coordinator/dist/main.js")], { env: { ...process.env, ...common, GRPC_PORT: String(port), COORDINATOR_ID: `bench-${r}` }, stdio: ["ignore", "ignore", "inherit"] });
+      children.push({ proc, stop: () => new Promise((res) => (proc.exitCode !== null ? res() : (proc.once("exit", () => res()), proc.kill("SIGTERM")))) });
+      const client = new LeaseServiceClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+      // Serving once the state plane is synced: List stops answering UNAVAILABLE.
+      for (;;) {
+        const ok = await new Promise<boolean>((res) => client.list({ operation: 0, pool: "" }, (err) => res(!err)));
+        if (ok) break;
+        await sleep(100);
+      }
+      replicas.push({ client });
+    }
+    const name = (i: number) => `node-${i}.bench.internal`;
+    // Same client construction as the coordinator (one keep-alive agent), so the ratio compares like with like.
+    const coord = makeKeepAliveApiClient(kubeConfigForUrl(simUrl), CoordinationV1Api);
+    for (let i = 0; i < 20; i++) await coord.createNamespacedLease({ namespace: "bench-raw", body: rawLease(`warm-${i}`) });
+    for (let i = 0; i < 20; i++) await acquire(replicas[i % 2]!, name(NODES - 1 - i), "warm"), await release(replicas[i % 2]!, name(NODES - 1 - i), "warm");
+
+    // 1. Rounds at each concurrency: NODES raw creates, then NODES acquires on NODES nodes, then
+    // release. 1,000 in flight is the issue's burst; there every request queues behind the others
+    // (Little's law: p99 ≈ NODES ÷ throughput), so latency is also reported at a realistic window.
+    const pids = {
+      driver: process.pid,
+      "kube-sim": children[0]!.proc.pid,
+      watcher: children[1]!.proc.pid,
+      coordinators: undefined as number | undefined,
+      "nats-server": natsPid(),
+    };
+    const coordPids = children.slice(2).map((c) => c.proc.pid!);
+    const rounds: Round[] = [];
+    for (const w of WINDOWS) {
+      const cpuRaw = await cpuPer({ ...pids, coordinators: undefined }, NODES, () => windowed(NODES, w, (i) => coord.createNamespacedLease({ namespace: "bench-raw", body: rawLease(`raw-${w}-${i}`) })));
+      let granted = 0;
+      const coordBefore = coordPids.reduce((a, p) => a + cpuSeconds(p), 0);
+      const cpuGrant = await cpuPer(pids, NODES, () =>
+        windowed(NODES, w, async (i) => {
+          if ((await acquire(replicas[i % 2]!, name(i), `w${w}-${i}`)).granted) granted++;
+        }),
+      );
+      cpuGrant.perOp.coordinators = ((coordPids.reduce((a, p) => a + cpuSeconds(p), 0) - coordBefore) * 1000) / NODES;
+      rounds.push({ window: w, raw: cpuRaw.result, rawCpu: cpuRaw.perOp, grants: cpuGrant.result, grantCpu: cpuGrant.perOp, granted });
+      await windowed(NODES, 64, (i) => release(replicas[(i + 1) % 2]!, name(i), `w${w}-${i}`));
+    }
+    // 2. Contention: two holders race for every node on different replicas.
+    const winners = new Map<string, string[]>();
+    await windowed(NODES * 2, NODES * 2, async (k) => {
+      const i = k >> 1;
+      const holder = `racer-${k & 1}`;
+      const res = await acquire(replicas[k & 1]!, name(i), holder).catch(() => undefined);
+      if (res?.granted) winners.set(name(i), [...(winners.get(name(i)) ?? []), holder]);
+    });
+    const stored = await coord.listNamespacedLease({ namespace: NS });
+    const storedHolder = new Map(stored.items.map((l) => [l.metadata!.name!, l.spec?.holderIdentity ?? ""]));
+    let doubleGrants = 0;
+    let mismatches = 0;
+    for (const [node, hs] of winners) {
+      if (hs.length > 1) doubleGrants++;
+      if (storedHolder.get(node) !== hs[hs.length - 1]) mismatches++;
+    }
+    for (const r of replicas) r.client.close();
+
+    const out: BenchResult[] = [];
+    for (const r of rounds) {
+      const rawPerSec = NODES / r.raw.seconds;
+      const grantsPerSec = r.granted / r.grants.seconds;
+      const ratio = grantsPerSec / rawPerSec;
+      const [rs, gs] = [summary(r.raw.lat), summary(r.grants.lat)];
+      const cpu = (c: Record<string, number>) => Object.entries(c).filter(([, v]) => Number.isFinite(v)).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ");
+      const label = r.window >= NODES ? `${NODES} concurrent` : `${r.window} in flight`;
+      out.push(
+        { bench: "lease", metric: `raw Lease creates, ${label}`, value: rawPerSec, unit: "creates/s" },
+        { bench: "lease", metric: "  raw create latency p50 / p99", value: rs.p50, unit: `ms / ${rs.p99.toFixed(1)} ms` },
+        { bench: "lease", metric: `grants, ${NODES} acquires on ${NODES} nodes, ${label}`, value: r.granted, unit: "grants", target: `= ${NODES}`, ok: r.granted === NODES },
+        { bench: "lease", metric: "  grants/s", value: grantsPerSec, unit: "grants/s" },
+        { bench: "lease", metric: "  grants/s ÷ raw creates/s", value: ratio, unit: "ratio", target: ">= 0.70", ok: ratio >= 0.7 },
+        { bench: "lease", metric: "  grant latency p50", value: gs.p50, unit: "ms" },
+        { bench: "lease", metric: "  grant latency p99", value: gs.p99, unit: "ms", target: "<= 50", ok: gs.p99 <= 50 },
+      );
+      if (CPU_DETAIL) {
+        out.push(
+          { bench: "lease", metric: "  CPU ms per raw create", value: Object.values(r.rawCpu).filter(Number.isFinite).reduce((a, b) => a + b, 0), unit: cpu(r.rawCpu) },
+          { bench: "lease", metric: "  CPU ms per grant", value: Object.values(r.grantCpu).filter(Number.isFinite).reduce((a, b) => a + b, 0), unit: cpu(r.grantCpu) },
+        );
+      }
+    }
+    return [
+      ...out,
+      { bench: "lease", metric: `contention: nodes won (2 racers × ${NODES})`, value: winners.size, unit: "nodes", target: `= ${NODES}`, ok: winners.size === NODES },
+      { bench: "lease", metric: "  double grants", value: doubleGrants, unit: "nodes", target: "= 0", ok: doubleGrants === 0 },
+      { bench: "lease", metric: "  winner ≠ holder stored in kube-sim", value: mismatches, unit: "nodes", target: "= 0", ok: mismatches === 0 },
+    ];
+  } finally {
+    for (const c of children.reverse()) await c.stop();
+    await nats.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function rawLease(leaseName: string) {
+  const now = new V1MicroTime();
+  return { metadata: { name: leaseName }, spec: { holderIdentity: "raw", leaseDurationSeconds: 600, acquireTime: now, renewTime: now, leaseTransitions: 0 } };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  printResults(await benchLease());
+}

@@ -1,0 +1,232 @@
+// Whole-system benchmark: a 10,000-node upgrade through kube-sim (own process), cluster-sim, the
+// watcher → NATS → the other four services (each its own process). Prints per-service CPU and peak
+// memory, API write → gRPC-visible insight latency p50/p99 (probe nodes toggled while the upgrade
+// rolls), the state-plane and event messages the system carried, and beside them the raw nats-server
+// rates for the same message sizes (core pub/sub, and JetStream publishes with 256 in flight).
+// Run: pnpm --dir bench exec node --import tsx system.bench.ts
+// Env: BENCH_WORKERS (10000), BENCH_ROLL_S (60), BENCH_TIME_SCALE (60), BENCH_LEASES (0: cluster-sim
+// does not ask the lease-coordinator; 1: it does, for every node it updates), BENCH_PROFILE_SERVICE +
+// BENCH_PROFILE_DIR (write a V8 CPU profile of that one service process, e.g. status-aggregator).
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { kubeConfigForUrl, parseClusterSpec, startSimulation } from "@lockstep/cluster-sim";
+import * as grpc from "@grpc/grpc-js";
+import { stateKey, UpdateStatusServiceClient } from "@lockstep/contracts";
+import { freePort, SERVICE_NAMES, startNatsServer, startSystem, type ServiceName } from "@lockstep/launcher";
+import { CoordinatorNodeLeaser } from "@lockstep/lease-client";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { procCpuSeconds, procPeakRssMb, startKubeSimProcess } from "./lib/proc.js";
+import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
+
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 10_000);
+const ROLL_S = Number(process.env.BENCH_ROLL_S ?? 60);
+const TIME_SCALE = Number(process.env.BENCH_TIME_SCALE ?? 60);
+const LEASES = process.env.BENCH_LEASES === "1";
+const PROBES = 20;
+
+/** Raw nats-server rates for messages of `size` bytes: core pub/sub and JetStream publish (256 in flight). */
+async function rawNatsRates(url: string, size: number): Promise<{ core: number; js: number }> {
+  const pub = await connect({ servers: url });
+  const sub = await connect({ servers: url });
+  const payload = new Uint8Array(size).fill(7);
+  let got = 0;
+  const s = sub.subscribe("bench.raw", { callback: () => void got++ });
+  await sub.flush();
+  const t0 = performance.now();
+  while (performance.now() - t0 < 3_000) {
+    for (let i = 0; i < 1_000; i++) pub.publish("bench.raw", payload);
+    await pub.flush();
+  }
+  const sent = got;
+  const core = sent / ((performance.now() - t0) / 1000);
+  s.unsubscribe();
+  const jsm = await jetstreamManager(pub);
+  await jsm.streams.add({ name: "BENCH_RAW", subjects: ["bench.js.>"] });
+  const js = jetstream(pub);
+  let acked = 0;
+  const t1 = performance.now();
+  const inflight = new Set<Promise<unknown>>();
+  while (performance.now() - t1 < 3_000) {
+    const p = js.publish(`bench.js.${acked % 1000}`, payload).then(() => void acked++);
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p));
+    if (inflight.size >= 256) await Promise.race(inflight);
+  }
+  await Promise.all(inflight);
+  const jsRate = acked / ((performance.now() - t1) / 1000);
+  await jsm.streams.delete("BENCH_RAW");
+  await pub.close();
+  await sub.close();
+  return { core, js: jsRate };
+}
+
+export async function benchSystem(): Promise<BenchResult[]> {
+  const b = `system ${WORKERS + 3 + PROBES} nodes`;
+  const runDir = mkdtempSync(join(tmpdir(), "lockstep-bench-system-"));
+  const ks = await startKubeSimProcess(import.meta.dirname);
+  const nats = await startNatsServer();
+  const kc = kubeConfigForUrl(ks.url);
+  const kubeconfig = join(runDir, "kubeconfig");
+  writeFileSync(kubeconfig, kc.exportConfig());
+  const out: BenchResult[] = [];
+  const spec = parseClusterSpec({
+    name: "bench",
+    platform: "aws",
+    version: "4.15.12",
+    history: ["4.14.20"],
+    masters: 3,
+    pools: [
+      { name: "worker", size: WORKERS, maxUnavailable: "10%" },
+      { name: "probe", size: PROBES, paused: true, nodeSelector: { "node-role.kubernetes.io/probe": "" } },
+    ],
+    bootImageVersion: "4.15.12",
+  });
+  const ports: Partial<Record<ServiceName, { grpc: number; http: number }>> = {};
+  for (const s of SERVICE_NAMES) ports[s] = { grpc: await freePort(), http: await freePort() };
+  const leaser = LEASES ? new CoordinatorNodeLeaser({ address: `127.0.0.1:${ports["lease-coordinator"]!.grpc}`, holder: "machine-config-controller", durationSeconds: 300 }) : undefined;
+  const t0 = performance.now();
+  const sim = await startSimulation({ kc, spec, timeScale: TIME_SCALE, seed: 3, heartbeat: { intervalMs: 60_000 }, writeConcurrency: 64, leaser });
+  const genS = (performance.now() - t0) / 1000;
+  const profiled = process.env.BENCH_PROFILE_SERVICE as ServiceName | undefined;
+  // NODE_OPTIONS refuses --cpu-prof; a preload records the profile instead.
+  const preload = join(import.meta.dirname, "lib", "cpu-profile.mjs");
+  const env = profiled ? { [profiled]: { NODE_OPTIONS: `--import=${preload}`, CPU_PROFILE_DIR: process.env.BENCH_PROFILE_DIR ?? runDir } } : undefined;
+  const system = await startSystem({ kubeconfig, natsUrl: nats.url, runDir, ports, logLevel: "warn", env });
+  const total = WORKERS + 3 + PROBES;
+  const status = new UpdateStatusServiceClient(system.grpcAddress("status-aggregator"), grpc.credentials.createInsecure(), { "grpc.max_receive_message_length": 64 << 20 });
+  try {
+    // Wait until the aggregator serves every node.
+    const t1 = performance.now();
+    for (;;) {
+      const full = await new Promise<number>((resolve) => status.getUpdateStatus({ omitNodes: false }, (err, res) => resolve(err ? 0 : (res.status?.nodes.length ?? 0))));
+      if (full >= total) break;
+      if (performance.now() - t1 > 300_000) throw new Error(`aggregator never served ${total} nodes`);
+      await sleep(1_000);
+    }
+    const syncS = (performance.now() - t1) / 1000;
+
+    // Count what the system carries on the bus (state-plane writes and events), from a core subscriber.
+    const tap = await connect({ servers: nats.url });
+    let msgs = 0;
+    let bytes = 0;
+    // When a probe's state-plane write passes by: splits the latency into watcher and aggregator parts.
+    const kvSeen = new Map<string, number>();
+    tap.subscribe("$KV.lockstep-state-v1.>", {
+      callback: (_e, m) => {
+        msgs++;
+        bytes += m.data.length;
+        if (kvWatch.has(m.subject) && !kvSeen.has(m.subject)) kvSeen.set(m.subject, performance.now());
+      },
+    });
+    const kvWatch = new Set<string>();
+    tap.subscribe("lockstep.v1.evt.>", { callback: (_e, m) => void ((msgs++), (bytes += m.data.length)) });
+
+    // Insight latency probes: toggle a probe node's cordon and time it until the watch stream shows it.
+    const watch = status.watchUpdateStatus({ omitNodes: true });
+    const waiting = new Map<string, { t: number; resolve: () => void }>();
+    watch.on("data", (m: { changedNodes: Array<{ name: string }> }) => {
+      for (const n of m.changedNodes) {
+        const w = waiting.get(n.name);
+        if (w) {
+          waiting.delete(n.name);
+          w.resolve();
+        }
+      }
+    });
+    watch.on("error", () => {});
+    const core = kc.makeApiClient(CoreV1Api);
+    const probeNodes = (sim.poolMembers().get("probe") ?? []).map((n) => n.metadata!.name!);
+    const cordoned = new Map<string, boolean>();
+    const lat: number[] = [];
+    const latToKv: number[] = [];
+    const latKvToWatch: number[] = [];
+    const cpu0 = new Map(SERVICE_NAMES.map((s) => [s, procCpuSeconds(system.processes.get(s)!.pid!)] as const));
+    const ks0 = procCpuSeconds(ks.pid);
+
+    await sim.upgrade("4.15.14");
+    const tRoll = performance.now();
+    let i = 0;
+    let windowMax = 0;
+    let lastMsgs = 0;
+    let lastT = performance.now();
+    while (performance.now() - tRoll < ROLL_S * 1000) {
+      const node = probeNodes[i++ % probeNodes.length]!;
+      const next = !cordoned.get(node);
+      cordoned.set(node, next);
+      const subject = `$KV.lockstep-state-v1.${stateKey("node", node)}`;
+      kvWatch.add(subject);
+      kvSeen.delete(subject);
+      const start = performance.now();
+      const seen = new Promise<void>((resolve) => waiting.set(node, { t: start, resolve }));
+      await core.patchNode({ name: node, body: { spec: { unschedulable: next } } }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch));
+      const ok = await Promise.race([seen.then(() => true), sleep(5_000).then(() => false)]);
+      if (ok) {
+        const end = performance.now();
+        lat.push(end - start);
+        const kvAt = kvSeen.get(subject);
+        if (kvAt !== undefined) {
+          latToKv.push(kvAt - start);
+          latKvToWatch.push(end - kvAt);
+        }
+      }
+      waiting.delete(node);
+      const now = performance.now();
+      if (now - lastT >= 5_000) {
+        windowMax = Math.max(windowMax, (msgs - lastMsgs) / ((now - lastT) / 1000));
+        lastMsgs = msgs;
+        lastT = now;
+      }
+      await sleep(200);
+    }
+    const rollS = (performance.now() - tRoll) / 1000;
+    // Nodes on their pool's new rendered config (the rollout's progress, not merely idle nodes).
+    const targetOf = new Map(sim.world.list("pool").map((p) => [p.metadata?.name, p.spec?.configuration?.name]));
+    let updated = 0;
+    for (const [pool, members] of sim.poolMembers()) {
+      for (const n of members) if (n.metadata?.annotations?.["machineconfiguration.openshift.io/currentConfig"] === targetOf.get(pool)) updated++;
+    }
+    watch.cancel();
+
+    const avgSize = msgs > 0 ? Math.round(bytes / msgs) : 256;
+    const raw = await rawNatsRates(nats.url, avgSize);
+    const sysRate = msgs / rollS;
+    const s = summary(lat);
+    out.push({ bench: b, metric: "cluster generation", value: genS, unit: "s" });
+    out.push({ bench: b, metric: "aggregator serving every node after start", value: syncS, unit: "s" });
+    out.push({ bench: b, metric: `nodes on the new config after ${ROLL_S} s of rolling (${TIME_SCALE}x)`, value: updated, unit: "nodes" });
+    out.push({ bench: b, metric: `API write→gRPC insight p50 (${lat.length} probes)`, value: s.p50, unit: "ms" });
+    out.push({ bench: b, metric: "API write→gRPC insight p99", value: s.p99, unit: "ms", target: "<= 100", ok: s.p99 <= 100 });
+    const toKv = summary(latToKv);
+    const kvToWatch = summary(latKvToWatch);
+    out.push({ bench: b, metric: "  ... API write→state-plane write (watcher) p50 / p99", value: toKv.p50, unit: `ms / ${toKv.p99.toFixed(0)} ms` });
+    out.push({ bench: b, metric: "  ... state-plane write→watch message (aggregator) p50 / p99", value: kvToWatch.p50, unit: `ms / ${kvToWatch.p99.toFixed(0)} ms` });
+    for (const name of SERVICE_NAMES) {
+      const pid = system.processes.get(name)!.pid!;
+      out.push({ bench: b, metric: `${name} CPU while rolling`, value: ((procCpuSeconds(pid) - cpu0.get(name)!) / rollS) * 100, unit: "% of 1 core" });
+      const peak = procPeakRssMb(pid);
+      out.push({ bench: b, metric: `${name} peak RSS`, value: peak, unit: "MiB", target: "<= 150", ok: peak <= 150 });
+    }
+    out.push({ bench: b, metric: "kube-sim CPU while rolling", value: ((procCpuSeconds(ks.pid) - ks0) / rollS) * 100, unit: "% of 1 core" });
+    out.push({ bench: b, metric: `bus messages carried (avg ${avgSize} B), mean`, value: sysRate, unit: "msg/s" });
+    out.push({ bench: b, metric: "bus messages carried, best 5 s window", value: windowMax, unit: "msg/s" });
+    out.push({ bench: b, metric: `raw nats core pub/sub (${avgSize} B)`, value: raw.core, unit: "msg/s" });
+    out.push({ bench: b, metric: `raw JetStream publish, 256 in flight (${avgSize} B)`, value: raw.js, unit: "msg/s" });
+    out.push({ bench: b, metric: "system best window / raw JetStream", value: windowMax / raw.js, unit: "ratio", target: ">= 0.5", ok: windowMax / raw.js >= 0.5 });
+    await tap.close();
+  } finally {
+    status.close();
+    await sim.stop();
+    await system.stop();
+    await nats.stop();
+    ks.stop();
+  }
+  return out;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  printResults(await benchSystem());
+  process.exit(0);
+}

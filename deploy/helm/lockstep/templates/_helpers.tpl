@@ -1,0 +1,193 @@
+{{/*
+The five services. key: the values block; ports: gRPC API and HTTP (health, metrics); kubeApi:
+whether the service calls the Kubernetes API at all (the others get no token and no API egress).
+*/}}
+{{- define "lockstep.serviceTable" -}}
+watcher: { key: watcher, grpcPort: 9090, httpPort: 8090, kubeApi: true }
+lease-coordinator: { key: leaseCoordinator, grpcPort: 9091, httpPort: 8091, kubeApi: true }
+skew-enforcer: { key: skewEnforcer, grpcPort: 9092, httpPort: 8092, kubeApi: true }
+bootimage-updater: { key: bootimageUpdater, grpcPort: 9093, httpPort: 8093, kubeApi: true }
+status-aggregator: { key: statusAggregator, grpcPort: 9094, httpPort: 8094, kubeApi: true }
+{{- end }}
+
+{{/* Prefix of every object name. Takes the root context. */}}
+{{- define "lockstep.prefix" -}}
+{{- default .Release.Name .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- end }}
+
+{{/*
+Per-service helpers take a context dict: root ($), name (service name), svc (its serviceTable row),
+v (its values block).
+*/}}
+{{- define "lockstep.name" -}}
+{{- printf "%s-%s" (include "lockstep.prefix" .root) .name | trunc 63 | trimSuffix "-" -}}
+{{- end }}
+
+{{- define "lockstep.commonLabels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+app.kubernetes.io/name: lockstep
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: lockstep
+{{- with .Values.global.labels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{- define "lockstep.labels" -}}
+{{ include "lockstep.commonLabels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end }}
+
+{{- define "lockstep.selectorLabels" -}}
+app.kubernetes.io/name: lockstep
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .name }}
+{{- end }}
+
+{{- define "lockstep.image" -}}
+{{- $g := .root.Values.global.image -}}
+{{- printf "%s:%s" (default $g.repository .v.image.repository) (default (default .root.Chart.AppVersion $g.tag) .v.image.tag) -}}
+{{- end }}
+
+{{/* Environment of one service: the runtime's base variables, then its own settings. */}}
+{{- define "lockstep.env" -}}
+{{- $g := .root.Values.global -}}
+- name: SERVICE_NAME
+  value: {{ .name | quote }}
+- name: LOG_LEVEL
+  value: {{ .v.logLevel | quote }}
+- name: HTTP_PORT
+  value: {{ .svc.httpPort | quote }}
+- name: GRPC_PORT
+  value: {{ .svc.grpcPort | quote }}
+- name: NATS_URL
+  value: {{ required "global.nats.url is required" $g.nats.url | quote }}
+{{- if eq $g.nats.auth.mode "userPassword" }}
+- name: NATS_USER
+  value: {{ printf "%s%s" $g.nats.auth.userPrefix .name | quote }}
+- name: NATS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ required "global.nats.auth.existingSecret is required for mode userPassword" $g.nats.auth.existingSecret }}
+      key: {{ printf "%s-password" .name }}
+{{- else if eq $g.nats.auth.mode "credsFile" }}
+- name: NATS_CREDS_FILE
+  value: /etc/lockstep/nats/nats.creds
+{{- end }}
+{{- if $g.grpcTls.enabled }}
+- name: GRPC_TLS_CERT
+  value: /etc/lockstep/tls/tls.crt
+- name: GRPC_TLS_KEY
+  value: /etc/lockstep/tls/tls.key
+{{- if $g.grpcTls.requireClientCert }}
+- name: GRPC_TLS_CA
+  value: /etc/lockstep/tls/ca.crt
+- name: GRPC_TLS_REQUIRE_CLIENT_CERT
+  value: "true"
+{{- end }}
+{{- end }}
+- name: SHUTDOWN_TIMEOUT
+  value: {{ $g.shutdownTimeout | quote }}
+{{- include (printf "lockstep.env.%s" .name) . }}
+{{- with .v.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* Lease namespaces of other actors, by naming convention. */}}
+{{- define "lockstep.foreignLeaseNamespaces" -}}
+{{- $want := .naming -}}
+{{- $out := list -}}
+{{- range .root.Values.global.leases.foreign }}{{ if eq .naming $want }}{{ $out = append $out .namespace }}{{ end }}{{ end -}}
+{{- join "," $out -}}
+{{- end }}
+
+{{- define "lockstep.env.bootImages" }}
+- name: BOOTIMAGES_NAMESPACE
+  value: {{ .root.Values.global.bootImages.namespace | quote }}
+- name: BOOTIMAGES_CONFIGMAP
+  value: {{ .root.Values.global.bootImages.configMap | quote }}
+{{- end }}
+
+{{- define "lockstep.env.watcher" }}
+{{- $l := .root.Values.global.leases }}
+- name: WATCHER_ID
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: LEASE_NAMESPACES
+  {{- $ns := list $l.namespace }}
+  {{- if $l.foreign }}
+  {{- range $l.foreign }}{{ $ns = append $ns .namespace }}{{ end }}
+  {{- else }}
+  {{- $ns = append (append $ns "medik8s-leases") "kube-node-maintenance" }}
+  {{- end }}
+  value: {{ join "," $ns | quote }}
+{{- include "lockstep.env.bootImages" . }}
+{{- end }}
+
+{{- define "lockstep.env.lease-coordinator" }}
+{{- $l := .root.Values.global.leases }}
+- name: COORDINATOR_ID
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: LEASE_NAMESPACE
+  value: {{ $l.namespace | quote }}
+{{- if $l.foreign }}
+- name: LEASE_FOREIGN_SOURCES
+  {{- $pairs := list }}
+  {{- range $l.foreign }}{{ $pairs = append $pairs (printf "%s:%s" .namespace .naming) }}{{ end }}
+  value: {{ join "," $pairs | quote }}
+{{- end }}
+- name: LEASE_POLICY
+  value: {{ toJson .v.policy | quote }}
+- name: SWEEP_INTERVAL
+  value: {{ .v.sweepInterval | quote }}
+- name: BUDGET_RESYNC
+  value: {{ .v.budgetResync | quote }}
+{{- end }}
+
+{{- define "lockstep.env.skew-enforcer" }}
+- name: LOCKSTEP_NAMESPACE
+  value: {{ .root.Release.Namespace | quote }}
+- name: OPERATOR_VERSION
+  value: {{ .root.Chart.AppVersion | quote }}
+- name: PAUSED_POOLS
+  value: {{ .v.pausedPools | quote }}
+- name: KUBELET_SKEW
+  value: {{ .v.kubeletSkew | quote }}
+- name: RESYNC_PERIOD
+  value: {{ .v.resyncPeriod | quote }}
+{{- include "lockstep.env.bootImages" . }}
+{{- end }}
+
+{{- define "lockstep.env.bootimage-updater" }}
+{{- include "lockstep.env.bootImages" . }}
+{{- with .v.awsAllowedAmis }}
+- name: AWS_ALLOWED_AMIS
+  value: {{ join "," . | quote }}
+{{- end }}
+{{- with .v.controllerArch }}
+- name: CONTROLLER_ARCH
+  value: {{ . | quote }}
+{{- end }}
+{{- end }}
+
+{{- define "lockstep.env.status-aggregator" }}
+{{- $l := .root.Values.global.leases }}
+- name: LEASE_NAMESPACE
+  value: {{ $l.namespace | quote }}
+{{- with include "lockstep.foreignLeaseNamespaces" (dict "root" .root "naming" "node") }}
+- name: FOREIGN_NODE_LEASE_NAMESPACES
+  value: {{ . | quote }}
+{{- end }}
+{{- with include "lockstep.foreignLeaseNamespaces" (dict "root" .root "naming" "medik8s") }}
+- name: MEDIK8S_LEASE_NAMESPACES
+  value: {{ . | quote }}
+{{- end }}
+- name: ADMIN_HOLDER_PREFIX
+  value: {{ .v.adminHolderPrefix | quote }}
+{{- end }}

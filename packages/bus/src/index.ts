@@ -1,0 +1,6 @@
+export * from "./connection.js";
+export * from "./consume.js";
+export * from "./publish.js";
+export * from "./setup.js";
+export * from "./state-cache.js";
+export * from "./state-writer.js";

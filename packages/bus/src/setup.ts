@@ -1,0 +1,55 @@
+// Idempotent creation of the event stream and the state bucket. Works on nats-server 2.9
+// (no 2.10 features: one filter subject, no compression, no per-message TTL).
+import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream";
+import { Kvm, type KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { EVENT_SUBJECTS, EVENTS_STREAM, STATE_BUCKET } from "@lockstep/contracts";
+
+export interface EventStreamOptions {
+  /** Maximum age of events in milliseconds (default 7 days). */
+  maxAgeMs?: number;
+  /** De-duplication window in milliseconds (default 2 minutes). */
+  duplicateWindowMs?: number;
+  replicas?: number;
+}
+
+const ms = (n: number) => n * 1_000_000; // JetStream durations are nanoseconds
+
+export async function ensureEventStream(nc: NatsConnection, o: EventStreamOptions = {}): Promise<JetStreamManager> {
+  const jsm = await jetstreamManager(nc);
+  const config = {
+    name: EVENTS_STREAM,
+    subjects: [EVENT_SUBJECTS],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: ms(o.maxAgeMs ?? 7 * 24 * 3600_000),
+    duplicate_window: ms(o.duplicateWindowMs ?? 120_000),
+    num_replicas: o.replicas ?? 1,
+  };
+  try {
+    await jsm.streams.info(EVENTS_STREAM);
+    await jsm.streams.update(EVENTS_STREAM, config);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    try {
+      await jsm.streams.add(config);
+    } catch (addErr) {
+      // Another replica created it between our info and add.
+      if (!/already in use|already exists/i.test(String(addErr))) throw addErr;
+    }
+  }
+  return jsm;
+}
+
+export interface StateBucketOptions {
+  replicas?: number;
+}
+
+export async function ensureStateBucket(nc: NatsConnection, o: StateBucketOptions = {}): Promise<KV> {
+  // History 1: consumers want the current state; deletes keep their marker so watchers see them.
+  return new Kvm(nc).create(STATE_BUCKET, { history: 1, storage: StorageType.File, replicas: o.replicas ?? 1 });
+}
+
+export function isNotFound(err: unknown): boolean {
+  return /not found/i.test(String((err as Error)?.message ?? err));
+}

@@ -1,0 +1,227 @@
+// In-memory view of the state plane (JetStream KV `lockstep-state-v1`). `ready` resolves once the
+// initial values are loaded; afterwards every put and delete is applied in revision order and
+// reported to listeners. If the watch ends (nats-server restart), it resumes from the last revision
+// seen, so the cache converges with nothing lost.
+import type { KV, KvWatchEntry } from "@nats-io/kv";
+import {
+  decode,
+  sameBytes,
+  parseStateKey,
+  stateKey,
+  StateKinds,
+  SYNCED_KEY,
+  type ParsedStateKey,
+  type StateKindName,
+  type StateOf,
+  type SyncMarker,
+} from "@lockstep/contracts";
+import type { Logger } from "pino";
+
+export interface StateEntry {
+  key: string;
+  parsed: ParsedStateKey;
+  value: unknown;
+  bytes: Uint8Array;
+  revision: number;
+}
+
+export interface StateChange {
+  key: string;
+  parsed: ParsedStateKey;
+  op: "put" | "delete";
+  value?: unknown;
+  previous?: unknown;
+  revision: number;
+}
+
+export type StateListener = (change: StateChange) => void;
+
+export interface StateCacheOptions {
+  logger?: Logger;
+  /** Watch only these kinds (default: all). Uses one watch per kind (no 2.10 multi-filter). */
+  kinds?: StateKindName[];
+}
+
+export class StateCache {
+  private readonly entries = new Map<string, StateEntry>();
+  private readonly byKind = new Map<StateKindName, Map<string, StateEntry>>();
+  private readonly listeners = new Set<StateListener>();
+  private readonly abort = new AbortController();
+  private lastRevision = new Map<string, number>();
+  private readyResolve!: () => void;
+  /** Resolves when the initial values of every watched filter are in. */
+  readonly ready: Promise<void>;
+  private isReady = false;
+  private syncedMarker: SyncMarker | undefined;
+  private readonly undecodable = new Set<string>();
+
+  constructor(private readonly kv: KV, private readonly o: StateCacheOptions = {}) {
+    this.ready = new Promise((r) => (this.readyResolve = r));
+  }
+
+  /** Starts the watches; resolves when the cache is ready. */
+  async start(): Promise<void> {
+    const filters = this.o.kinds ? [...new Set([...this.o.kinds, "meta" as const])].map((k) => `${StateKinds[k].prefix}.>`) : [">"];
+    let pending = filters.length;
+    for (const f of filters) {
+      void this.watchLoop(f, () => {
+        if (--pending === 0) {
+          this.isReady = true;
+          this.readyResolve();
+        }
+      });
+    }
+    await this.ready;
+  }
+
+  stop(): void {
+    this.abort.abort();
+  }
+
+  onChange(listener: StateListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get loaded(): boolean {
+    return this.isReady;
+  }
+
+  /** The watcher's `meta.synced` marker, once it has written one. */
+  get synced(): SyncMarker | undefined {
+    return this.syncedMarker;
+  }
+
+  /**
+   * Resolves once the cache is loaded and the watcher's `meta.synced` marker is present: consumers
+   * act only after both (DESIGN.md, state plane).
+   */
+  async whenSynced(signal?: AbortSignal): Promise<SyncMarker> {
+    await this.ready;
+    if (this.syncedMarker) return this.syncedMarker;
+    return new Promise<SyncMarker>((resolve, reject) => {
+      const off = this.onChange((c) => {
+        if (c.key === SYNCED_KEY && c.op === "put") {
+          off();
+          resolve(c.value as SyncMarker);
+        }
+      });
+      signal?.addEventListener("abort", () => (off(), reject(signal.reason)), { once: true });
+    });
+  }
+
+  get<K extends StateKindName>(kind: K, name: string, namespace?: string): StateOf<K> | undefined {
+    return this.entries.get(stateKey(kind, name, namespace))?.value as StateOf<K> | undefined;
+  }
+
+  getByKey(key: string): StateEntry | undefined {
+    return this.entries.get(key);
+  }
+
+  list<K extends StateKindName>(kind: K): StateOf<K>[] {
+    const out: StateOf<K>[] = [];
+    for (const e of this.byKind.get(kind)?.values() ?? []) out.push(e.value as StateOf<K>);
+    return out;
+  }
+
+  keys(): IterableIterator<string> {
+    return this.entries.keys();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Keys whose value could not be decoded (reported, kept out of the cache). */
+  get invalidKeys(): ReadonlySet<string> {
+    return this.undecodable;
+  }
+
+  private async watchLoop(filter: string, onInitial: () => void): Promise<void> {
+    let initialDone = false;
+    const markInitial = () => {
+      if (!initialDone) {
+        initialDone = true;
+        onInitial();
+      }
+    };
+    while (!this.abort.signal.aborted) {
+      try {
+        const from = this.lastRevision.get(filter);
+        const iter = await this.kv.watch(from ? { key: filter, resumeFromRevision: from + 1 } : { key: filter });
+        const stopOnAbort = () => iter.stop();
+        this.abort.signal.addEventListener("abort", stopOnAbort, { once: true });
+        // A resumed watch, or a filter with no values, has nothing "initial" to wait for. The KV
+        // watcher keeps its consumer in `_data`; its cached info holds the initial pending count.
+        if (from !== undefined || (await initialPending(iter)) === 0) markInitial();
+        for await (const e of iter) {
+          this.apply(e);
+          this.lastRevision.set(filter, e.revision);
+          if (e.isUpdate) markInitial();
+        }
+        this.abort.signal.removeEventListener("abort", stopOnAbort);
+      } catch (err) {
+        if (this.abort.signal.aborted) return;
+        this.o.logger?.warn({ err, filter }, "state watch interrupted; resuming");
+      }
+      if (!this.abort.signal.aborted) await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  private apply(e: KvWatchEntry): void {
+    const parsed = parseStateKey(e.key);
+    if (!parsed) return;
+    const previous = this.entries.get(e.key);
+    if (e.operation === "DEL" || e.operation === "PURGE") {
+      this.undecodable.delete(e.key);
+      if (!previous) return;
+      this.entries.delete(e.key);
+      this.byKind.get(parsed.kind)?.delete(e.key);
+      if (e.key === SYNCED_KEY) this.syncedMarker = undefined;
+      this.emit({ key: e.key, parsed, op: "delete", previous: previous.value, revision: e.revision });
+      return;
+    }
+    if (previous && previous.revision >= e.revision) return; // replay after resume
+    if (previous && sameBytes(previous.bytes, e.value)) {
+      // Same snapshot rewritten (e.g. by a second watcher replica): nothing changed.
+      previous.revision = e.revision;
+      return;
+    }
+    const kind = StateKinds[parsed.kind];
+    let value: unknown;
+    try {
+      value = decode(kind.codec as never, kind.typeName, e.value);
+    } catch (err) {
+      this.undecodable.add(e.key);
+      this.o.logger?.warn({ err, key: e.key }, "ignoring undecodable state value");
+      return;
+    }
+    this.undecodable.delete(e.key);
+    const entry = { key: e.key, parsed, value, bytes: e.value, revision: e.revision };
+    this.entries.set(e.key, entry);
+    let kindMap = this.byKind.get(parsed.kind);
+    if (!kindMap) this.byKind.set(parsed.kind, (kindMap = new Map()));
+    kindMap.set(e.key, entry);
+    if (e.key === SYNCED_KEY) this.syncedMarker = value as SyncMarker;
+    this.emit({ key: e.key, parsed, op: "put", value, previous: previous?.value, revision: e.revision });
+  }
+
+  private emit(change: StateChange): void {
+    for (const l of this.listeners) {
+      try {
+        l(change);
+      } catch (err) {
+        this.o.logger?.error({ err, key: change.key }, "state listener failed");
+      }
+    }
+  }
+}
+
+async function initialPending(iter: unknown): Promise<number | undefined> {
+  const consumer = (iter as { _data?: { info?: (cached: boolean) => Promise<{ num_pending: number }> } })._data;
+  try {
+    return (await consumer?.info?.(true))?.num_pending;
+  } catch {
+    return undefined;
+  }
+}

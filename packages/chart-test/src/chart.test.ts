@@ -1,0 +1,142 @@
+// The chart renders, validates and applies, with default values and with every option on.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { kubeConfigForUrl } from "@lockstep/kube";
+import { lockstepCrdsDir, startKubeSim, type KubeSim } from "@lockstep/kube-sim";
+import { parse } from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyManifests, readBack, registerMissingKinds } from "./apply.js";
+import { chartCrds, renderChart, schemaErrors, ValuesSchemaError, coalesce, type Values } from "./render/chart.js";
+import { chartDir, repoRoot } from "./paths.js";
+import { validateManifests } from "./validate.js";
+
+const maxValues = parse(readFileSync(join(chartDir, "ci/max-values.yaml"), "utf8")) as Values;
+const defaults = parse(readFileSync(join(chartDir, "values.yaml"), "utf8")) as Values;
+const SERVICES = ["watcher", "lease-coordinator", "skew-enforcer", "bootimage-updater", "status-aggregator"];
+
+describe("copies kept identical to their sources", () => {
+  it("crds/ holds exactly packages/kube-sim/crds/lockstep/", () => {
+    const src = readdirSync(lockstepCrdsDir).sort();
+    expect(readdirSync(join(chartDir, "crds")).sort()).toEqual(src);
+    for (const f of src) expect(readFileSync(join(chartDir, "crds", f), "utf8"), f).toBe(readFileSync(join(lockstepCrdsDir, f), "utf8"));
+  });
+
+  it("files/nodedisruptionpolicies/ holds exactly packages/disruption/defaults/", () => {
+    const dir = join(repoRoot, "packages/disruption/defaults");
+    const src = readdirSync(dir).sort();
+    expect(readdirSync(join(chartDir, "files/nodedisruptionpolicies")).sort()).toEqual(src);
+    for (const f of src) expect(readFileSync(join(chartDir, "files/nodedisruptionpolicies", f), "utf8"), f).toBe(readFileSync(join(dir, f), "utf8"));
+  });
+});
+
+describe("values.schema.json", () => {
+  it("accepts the default values and the maximal values file", () => {
+    expect(schemaErrors(chartDir, defaults)).toEqual([]);
+    expect(schemaErrors(chartDir, coalesce(defaults, maxValues))).toEqual([]);
+  });
+
+  it.each([
+    ["a top-level key", { replicas: 2 }, "/: must NOT have additional properties: replicas"],
+    ["a key under global.nats", { global: { nats: { servers: "x" } } }, "/global/nats: must NOT have additional properties: servers"],
+    ["a key in a service block", { watcher: { replica: 2 } }, "/watcher: must NOT have additional properties: replica"],
+    ["a key in a service's image", { skewEnforcer: { image: { digest: "sha256:0" } } }, "/skewEnforcer/image: must NOT have additional properties: digest"],
+  ])("rejects an unknown key: %s", (_what, user, message) => {
+    const errors = schemaErrors(chartDir, coalesce(defaults, user as Values));
+    expect(errors.map((e) => e.replace(/^- \(root\)/, "- /"))).toContain(`- ${message}`);
+    expect(() => renderChart(chartDir, { values: user as Values })).toThrow(ValuesSchemaError);
+  });
+
+  it("rejects values of the wrong type or out of range", () => {
+    expect(schemaErrors(chartDir, coalesce(defaults, { watcher: { replicas: -1 } }))).toHaveLength(1);
+    expect(schemaErrors(chartDir, coalesce(defaults, { global: { nats: { auth: { mode: "token" } } } }))).toHaveLength(1);
+    expect(schemaErrors(chartDir, coalesce(defaults, { leaseCoordinator: { logLevel: "verbose" } }))).toHaveLength(1);
+  });
+});
+
+describe.each([
+  ["default values", {} as Values],
+  ["ci/max-values.yaml", maxValues],
+])("rendering with %s", (_name, values) => {
+  const rendered = renderChart(chartDir, { values, namespace: "lockstep" });
+  const count = (kind: string) => rendered.manifests.filter((m) => m.kind === kind).length;
+
+  it("passes the structural validation of every manifest", () => {
+    expect(validateManifests(rendered.manifests)).toEqual([]);
+  });
+
+  it("has one Deployment, ServiceAccount, Service, PDB and NetworkPolicy per service", () => {
+    for (const kind of ["Deployment", "ServiceAccount", "Service", "PodDisruptionBudget", "NetworkPolicy"]) expect(count(kind), kind).toBe(5);
+    const components = rendered.manifests.filter((m) => m.kind === "Deployment").map((m) => m.metadata.labels?.["app.kubernetes.io/component"]);
+    expect(components.sort()).toEqual([...SERVICES].sort());
+  });
+
+  it("runs each service's own entry point with its own ports", () => {
+    const ports: Record<string, [number, number]> = {
+      watcher: [9090, 8090],
+      "lease-coordinator": [9091, 8091],
+      "skew-enforcer": [9092, 8092],
+      "bootimage-updater": [9093, 8093],
+      "status-aggregator": [9094, 8094],
+    };
+    for (const d of rendered.manifests.filter((m) => m.kind === "Deployment")) {
+      const name = d.metadata.labels!["app.kubernetes.io/component"]!;
+      const c = (d.spec as any).template.spec.containers[0];
+      expect(c.command).toEqual(["node", `services/${name}/dist/main.js`]);
+      const env = Object.fromEntries(c.env.filter((e: any) => "value" in e).map((e: any) => [e.name, e.value]));
+      expect([Number(env.GRPC_PORT), Number(env.HTTP_PORT)]).toEqual(ports[name]);
+      expect(c.ports.map((p: any) => p.containerPort)).toEqual(ports[name]);
+    }
+  });
+
+  it("includes the default NodeDisruptionPolicy objects verbatim", () => {
+    const source = parse(readFileSync(join(repoRoot, "packages/disruption/defaults/lockstep-defaults.yaml"), "utf8"));
+    const ndp = rendered.manifests.find((m) => m.kind === "NodeDisruptionPolicy");
+    const { source: _file, ...obj } = ndp!;
+    expect(obj).toEqual(source);
+  });
+});
+
+it("renders nothing for a disabled service and no policies when asked not to", () => {
+  const r = renderChart(chartDir, { values: { statusAggregator: { enabled: false }, defaultNodeDisruptionPolicies: { enabled: false } } });
+  expect(r.manifests.filter((m) => m.metadata.labels?.["app.kubernetes.io/component"] === "status-aggregator")).toEqual([]);
+  expect(r.manifests.filter((m) => m.kind === "NodeDisruptionPolicy")).toEqual([]);
+  expect(validateManifests(r.manifests)).toEqual([]);
+});
+
+it("fails rendering with Helm's required message when a needed secret name is missing", () => {
+  expect(() => renderChart(chartDir, { values: { global: { nats: { auth: { existingSecret: "" } } } } })).toThrow(/existingSecret is required/);
+});
+
+describe("applying to kube-sim", () => {
+  let sim: KubeSim;
+  beforeAll(async () => {
+    sim = await startKubeSim({ crds: "openshift" });
+    registerMissingKinds(sim);
+  });
+  afterAll(async () => sim?.stop());
+
+  it.each([
+    ["default values", {} as Values, "lockstep"],
+    ["ci/max-values.yaml", maxValues, "lockstep-max"],
+  ])("applies the CRDs and every manifest rendered with %s", async (_name, values, namespace) => {
+    const kc = kubeConfigForUrl(sim.url);
+    const { manifests } = renderChart(chartDir, { values, namespace, releaseName: namespace });
+    // What `helm install --create-namespace` and the cluster itself provide.
+    const env = [namespace, "openshift-machine-config-operator", "openshift-machine-api"].map((name) => ({
+      source: "(cluster)",
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name },
+    }));
+    const all = [...chartCrds(chartDir), ...env, ...manifests];
+    const result = await applyManifests(kc, all);
+    expect(result.created + result.replaced).toBe(all.length);
+    for (const m of manifests) {
+      const back = await readBack(kc, m);
+      expect(back?.metadata?.name, `${m.kind}/${m.metadata.name}`).toBe(m.metadata.name);
+    }
+    // The policies went through the CRD's schema (pruning) unchanged.
+    const ndp = manifests.find((m) => m.kind === "NodeDisruptionPolicy")!;
+    expect(((await readBack(kc, ndp)) as any).spec).toEqual((ndp as any).spec);
+  });
+});

@@ -1,0 +1,81 @@
+// RBAC agrees with the code: every Kubernetes API call each service's source makes is granted, and
+// nothing else is. Plus the issue's rules of who may touch what.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { Resources } from "@lockstep/kube";
+import { describe, expect, it } from "vitest";
+import { chartDir, servicesDir } from "./paths.js";
+import { grantsOf } from "./rbac-chart.js";
+import { scanSources, tripleKey } from "./rbac-scan.js";
+import { renderChart } from "./render/chart.js";
+
+const SERVICES = ["watcher", "lease-coordinator", "skew-enforcer", "bootimage-updater", "status-aggregator"];
+const NAMESPACE = "lockstep";
+
+function sources(service: string): Record<string, string> {
+  const root = join(servicesDir, service, "src");
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((f) => {
+      const p = join(dir, f);
+      return statSync(p).isDirectory() ? walk(p) : [p];
+    });
+  const files = walk(root).filter((p) => p.endsWith(".ts") && !p.endsWith(".test.ts") && !p.endsWith(".d.ts"));
+  return Object.fromEntries(files.map((p) => [`services/${service}/src/${relative(root, p)}`, readFileSync(p, "utf8")]));
+}
+
+const { manifests } = renderChart(chartDir, { namespace: NAMESPACE });
+const grants = (svc: string) => grantsOf(manifests, { name: `lockstep-${svc}`, namespace: NAMESPACE });
+
+describe.each(SERVICES)("%s", (svc) => {
+  const scan = scanSources(sources(svc), Resources);
+
+  it("makes only API calls the scanner can resolve", () => {
+    expect(scan.unresolved).toEqual([]);
+  });
+
+  it("is granted exactly the (apiGroup, resource, verb) its code uses", () => {
+    const code = new Set(scan.calls.map(tripleKey));
+    const chart = new Set(grants(svc).map(tripleKey));
+    const where = (k: string) => scan.calls.filter((c) => tripleKey(c) === k).map((c) => `${c.call} at ${c.file}:${c.line}`);
+    const missing = [...code].filter((k) => !chart.has(k)).map((k) => `${k} (called by ${where(k).join(", ")})`);
+    const extra = [...chart].filter((k) => !code.has(k));
+    expect({ missing, extra }).toEqual({ missing: [], extra: [] });
+  });
+
+  it("gets an API token only when it calls the API", () => {
+    const sa = manifests.find((m) => m.kind === "ServiceAccount" && m.metadata.name === `lockstep-${svc}`)!;
+    expect(sa.automountServiceAccountToken).toBe(scan.calls.length > 0);
+  });
+});
+
+describe("who may touch what", () => {
+  const all = SERVICES.flatMap((svc) => grants(svc).map((g) => ({ ...g, svc })));
+  const writers = (group: string, resource: string) =>
+    [...new Set(all.filter((g) => g.group === group && g.resource.split("/")[0] === resource && !["get", "list", "watch"].includes(g.verb)).map((g) => g.svc))];
+
+  it("the watcher only gets, lists and watches", () => {
+    expect(grants("watcher").length).toBeGreaterThan(0);
+    expect(grants("watcher").filter((g) => !["get", "list", "watch"].includes(g.verb))).toEqual([]);
+  });
+
+  it("only the lease-coordinator writes Leases, and only in Lockstep's lease namespace", () => {
+    expect(writers("coordination.k8s.io", "leases")).toEqual(["lease-coordinator"]);
+    const leaseGrants = grants("lease-coordinator").filter((g) => g.resource === "leases");
+    expect(new Set(leaseGrants.map((g) => g.namespace))).toEqual(new Set(["lockstep-leases"]));
+  });
+
+  it("only the bootimage-updater patches MachineSets", () => {
+    expect(writers("machine.openshift.io", "machinesets")).toEqual(["bootimage-updater"]);
+  });
+
+  it("only the skew-enforcer writes ClusterOperators, and updates only ClusterOperator lockstep", () => {
+    expect(writers("config.openshift.io", "clusteroperators")).toEqual(["skew-enforcer"]);
+    const co = grants("skew-enforcer").filter((g) => g.resource.startsWith("clusteroperators") && g.verb !== "create");
+    expect(co.length).toBeGreaterThan(0);
+    for (const g of co) expect(g.resourceNames).toEqual(["lockstep"]);
+  });
+
+  it("the status-aggregator only patches NodeDisruptionPolicy status", () => {
+    expect(grants("status-aggregator").map((g) => `${g.group}|${g.resource}|${g.verb}`)).toEqual(["lockstep.io|nodedisruptionpolicies/status|patch"]);
+  });
+});

@@ -1,0 +1,71 @@
+// `lockstep bootimages [--preview] [--server ADDR]`: the bootimage-updater's last pass (GetStatus)
+// or what it would patch now (Preview), from its BootImageService.
+import { credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
+import { BootImageServiceClient, type BootImageStatus, type MachineSetPlan } from "@lockstep/contracts";
+import type { Command } from "commander";
+
+export const DEFAULT_BOOTIMAGE_ADDR = "127.0.0.1:9093";
+
+interface Flags {
+  preview: boolean;
+  server?: string;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd()).join("\n") + "\n";
+}
+
+function planRows(plans: readonly MachineSetPlan[], withPatch: boolean): string[][] {
+  const head = ["MACHINESET", "PLATFORM", "ACTION", "CURRENT", "TARGET", withPatch ? "PATCH / REASON" : "REASON"];
+  return [head, ...plans.map((p) => [`${p.namespace}/${p.name}`, p.platform, p.action, p.currentImage || "-", p.targetImage || "-", (withPatch && p.patchJson) || p.reason || "-"])];
+}
+
+/** Text for `lockstep bootimages --preview`. */
+export function formatPreview(plans: readonly MachineSetPlan[]): string {
+  if (plans.length === 0) return "No MachineSet is enrolled, or the cluster is mid-update: nothing would be patched.\n";
+  const patches = plans.filter((p) => p.action === "Patch").length;
+  return `${table(planRows(plans, true))}\n${patches} of ${plans.length} MachineSets would be patched.\n`;
+}
+
+/** Text for `lockstep bootimages`. */
+export function formatStatus(s: BootImageStatus): string {
+  const record = s.clusterBootImageOcpVersion ? `OCP ${s.clusterBootImageOcpVersion}` : s.clusterBootImageRhcosVersion ? `RHCOS ${s.clusterBootImageRhcosVersion}` : "not recorded";
+  const head = `Release boot images: ${s.releaseVersion || "unknown"}\nCluster boot image:  ${record}\nLast pass:           ${s.updated} updated, ${s.skipped} skipped, ${s.errors} errors\n`;
+  return s.machineSets.length === 0 ? head : `${head}\n${table(planRows(s.machineSets, false))}`;
+}
+
+function unary<Res>(client: InstanceType<typeof BootImageServiceClient>, method: "preview" | "getStatus"): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    const deadline = new Date(Date.now() + 10_000);
+    (client[method] as (req: object, meta: Metadata, opts: object, cb: (e: ServiceError | null, r: Res) => void) => void)({}, new Metadata(), { deadline }, (err, res) => (err ? reject(err) : resolve(res)));
+  });
+}
+
+/** Calls the updater at `server` and returns the text to print. */
+export async function runBootImages(server: string, preview: boolean): Promise<string> {
+  const client = new BootImageServiceClient(server, credentials.createInsecure());
+  try {
+    if (preview) return formatPreview((await unary<{ plans: MachineSetPlan[] }>(client, "preview")).plans);
+    const res = await unary<{ status?: BootImageStatus }>(client, "getStatus");
+    if (!res.status) throw new Error("the bootimage-updater returned no status");
+    return formatStatus(res.status);
+  } catch (err) {
+    const e = err as ServiceError;
+    throw new Error(`bootimage-updater at ${server}: ${e.details || e.message}`);
+  } finally {
+    client.close();
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command("bootimages")
+    .description("show MachineSet boot image status from the bootimage-updater, or preview the patches it would make")
+    .option("--preview", "show the patch plan for the current state without writing anything", false)
+    .option("--server <addr>", "bootimage-updater gRPC address (env LOCKSTEP_BOOTIMAGE_UPDATER_ADDR)")
+    .action(async (flags: Flags) => {
+      const server = flags.server ?? process.env.LOCKSTEP_BOOTIMAGE_UPDATER_ADDR ?? DEFAULT_BOOTIMAGE_ADDR;
+      process.stdout.write(await runBootImages(server, flags.preview));
+    });
+}

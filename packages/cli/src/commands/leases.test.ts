@@ -1,0 +1,36 @@
+import { OperationType, type NodeLease } from "@lockstep/contracts";
+import { describe, expect, it } from "vitest";
+import { formatLeases, formatWarnings, parseDurationArg, parseOperationArg } from "./leases.js";
+
+const lease = (fields: Partial<NodeLease>): NodeLease => ({
+  node: "w1", namespace: "lockstep-leases", leaseName: "w1", holder: "alice", operation: OperationType.OPERATION_TYPE_MAINTENANCE, reason: "disk",
+  acquireTime: new Date("2026-11-21T10:00:00Z"), renewTime: new Date("2026-11-21T10:00:00Z"), durationSeconds: 3600, transitions: 0, foreign: false, resourceVersion: "1", ...fields,
+});
+
+describe("lockstep leases", () => {
+  it("parses durations and operations, rejecting bad ones clearly", () => {
+    expect(parseDurationArg("1h")).toBe(3600);
+    expect(parseDurationArg("1h30m")).toBe(5400);
+    expect(parseDurationArg("90")).toBe(90);
+    expect(() => parseDurationArg("soon")).toThrow(/invalid duration "soon"/);
+    expect(() => parseDurationArg("0s")).toThrow(/invalid duration/);
+    expect(parseOperationArg("maintenance")).toBe(OperationType.OPERATION_TYPE_MAINTENANCE);
+    expect(parseOperationArg("Power-Off")).toBe(OperationType.OPERATION_TYPE_POWER_OFF);
+    expect(() => parseOperationArg("nap")).toThrow(/unknown operation "nap"/);
+  });
+
+  it("renders the lease table with how long each node has been held", () => {
+    const text = formatLeases(
+      [lease({}), lease({ node: "w2", leaseName: "node-w2", namespace: "medik8s-leases", holder: "NodeHealthCheck-x", operation: OperationType.OPERATION_TYPE_FENCE, reason: "", foreign: true, acquireTime: new Date("2026-11-21T11:50:00Z") })],
+      new Date("2026-11-21T12:00:00Z"),
+    );
+    expect(text.split("\n")[0]).toMatch(/^NODE\s+OPERATION\s+HOLDER\s+HELD FOR\s+TERM\s+FOREIGN\s+REASON$/);
+    expect(text).toMatch(/w1\s+Maintenance\s+alice\s+2h0m\s+3600s\s+disk/);
+    expect(text).toMatch(/w2\s+Fence\s+NodeHealthCheck-x\s+10m\s+3600s\s+medik8s-leases\/node-w2/);
+    expect(formatLeases([])).toBe("No leases held.\n");
+  });
+
+  it("prints warnings with code and node", () => {
+    expect(formatWarnings([{ code: "MaintenanceFlagged", node: "w1", message: "maintenance flagged: alice, disk" }])).toBe("WARNING [MaintenanceFlagged] w1: maintenance flagged: alice, disk\n");
+  });
+});

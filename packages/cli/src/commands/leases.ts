@@ -1,0 +1,157 @@
+// `lockstep leases`, `lockstep lease acquire|release`, `lockstep preflight`: the lease-coordinator's
+// LeaseService over gRPC (--server, default $LOCKSTEP_LEASE_ADDR or 127.0.0.1:9091).
+import * as grpc from "@grpc/grpc-js";
+import {
+  LeaseServiceClient,
+  OperationType,
+  type AcquireResponse,
+  type ListResponse,
+  type NodeLease,
+  type PreflightUpgradeResponse,
+  type ReleaseResponse,
+  type Warning,
+} from "@lockstep/contracts";
+import { toOperationType } from "@lockstep/lease-client";
+import { type Command, InvalidArgumentError } from "commander";
+
+export const DEFAULT_LEASE_ADDR = "127.0.0.1:9091";
+
+const OPERATION_NAMES: Record<number, string> = {
+  [OperationType.OPERATION_TYPE_UPDATE]: "Update",
+  [OperationType.OPERATION_TYPE_REBOOT]: "Reboot",
+  [OperationType.OPERATION_TYPE_DRAIN]: "Drain",
+  [OperationType.OPERATION_TYPE_FENCE]: "Fence",
+  [OperationType.OPERATION_TYPE_MAINTENANCE]: "Maintenance",
+  [OperationType.OPERATION_TYPE_DEPROVISION]: "Deprovision",
+  [OperationType.OPERATION_TYPE_POWER_OFF]: "PowerOff",
+};
+
+export function parseOperationArg(value: string): OperationType {
+  try {
+    return toOperationType(value);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+}
+
+/** "90s", "15m", "1h", "1h30m" or plain seconds → whole seconds. */
+export function parseDurationArg(value: string): number {
+  const text = value.trim();
+  if (/^\d+$/.test(text) && Number(text) > 0) return Number(text);
+  const re = /(\d+)(h|m|s)/gy;
+  let total = 0;
+  let consumed = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    total += Number(m[1]) * { h: 3600, m: 60, s: 1 }[m[2] as "h" | "m" | "s"];
+    consumed = re.lastIndex;
+  }
+  if (text === "" || consumed !== text.length || total <= 0) throw new InvalidArgumentError(`invalid duration "${value}" (e.g. 90s, 15m, 1h, 1h30m)`);
+  return total;
+}
+
+function age(from: Date | undefined, now: Date): string {
+  if (!from) return "-";
+  const s = Math.max(0, Math.floor((now.getTime() - from.getTime()) / 1000));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.floor(s / 60)}m`;
+  return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
+}
+
+/** The `lockstep leases` table. */
+export function formatLeases(leases: readonly NodeLease[], now = new Date()): string {
+  if (leases.length === 0) return "No leases held.\n";
+  const rows = leases.map((l) => [
+    l.node,
+    OPERATION_NAMES[l.operation] ?? "-",
+    l.holder,
+    age(l.acquireTime, now),
+    `${l.durationSeconds}s`,
+    l.foreign ? `${l.namespace}/${l.leaseName}` : "",
+    l.reason,
+  ]);
+  const head = ["NODE", "OPERATION", "HOLDER", "HELD FOR", "TERM", "FOREIGN", "REASON"];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  return `${[line(head), ...rows.map(line)].join("\n")}\n`;
+}
+
+export function formatWarnings(warnings: readonly Warning[]): string {
+  return warnings.map((w) => `WARNING [${w.code}]${w.node ? ` ${w.node}` : ""}: ${w.message}\n`).join("");
+}
+
+function serverOf(flags: { server?: string }): string {
+  return flags.server ?? process.env.LOCKSTEP_LEASE_ADDR ?? DEFAULT_LEASE_ADDR;
+}
+
+function rpc<Res>(server: string, method: "acquire" | "release" | "list" | "preflightUpgrade", req: object): Promise<Res> {
+  const client = new LeaseServiceClient(server, grpc.credentials.createInsecure());
+  const fn = (client[method] as unknown as (r: object, md: grpc.Metadata, o: Partial<grpc.CallOptions>, cb: (e: grpc.ServiceError | null, r: Res) => void) => void).bind(client);
+  return new Promise<Res>((resolve, reject) =>
+    fn(req, new grpc.Metadata(), { deadline: new Date(Date.now() + 60_000) }, (err, res) => {
+      client.close();
+      if (err) reject(new Error(err.code === grpc.status.UNAVAILABLE ? `lease-coordinator at ${server} is unavailable: ${err.details}` : err.details || err.message));
+      else resolve(res);
+    }),
+  );
+}
+
+export function register(program: Command): void {
+  program
+    .command("leases")
+    .description("list node leases held now (Lockstep's and foreign ones)")
+    .option("--server <addr>", "lease-coordinator gRPC address (default $LOCKSTEP_LEASE_ADDR or 127.0.0.1:9091)")
+    .option("--operation <op>", "only this operation", parseOperationArg)
+    .option("--pool <name>", "only nodes of this pool")
+    .action(async (flags: { server?: string; operation?: OperationType; pool?: string }) => {
+      const res = await rpc<ListResponse>(serverOf(flags), "list", { operation: flags.operation ?? OperationType.OPERATION_TYPE_UNSPECIFIED, pool: flags.pool ?? "" });
+      process.stdout.write(formatLeases(res.leases));
+    });
+
+  const lease = program.command("lease").description("acquire or release a node lease");
+  lease
+    .command("acquire <node>")
+    .description("hold a node, e.g. for an admin maintenance window")
+    .option("--server <addr>", "lease-coordinator gRPC address")
+    .option("--op <operation>", "Update, Reboot, Drain, Fence, Maintenance, Deprovision or PowerOff", parseOperationArg, OperationType.OPERATION_TYPE_MAINTENANCE)
+    .requiredOption("--holder <identity>", "who holds it (reserved prefix kubeadm* is refused)")
+    .requiredOption("--reason <text>", "why, shown to everyone who is denied")
+    .option("--duration <d>", "term, e.g. 30m or 1h", parseDurationArg, 3600)
+    .option("--wait <d>", "wait in line up to this long", parseDurationArg)
+    .option("--force", "take over from a holder the policy allows to be preempted (audited)", false)
+    .action(async (node: string, flags: { server?: string; op: OperationType; holder: string; reason: string; duration: number; wait?: number; force: boolean }) => {
+      const res = await rpc<AcquireResponse>(serverOf(flags), "acquire", {
+        node,
+        operation: flags.op,
+        holder: flags.holder,
+        reason: flags.reason,
+        durationSeconds: flags.duration,
+        waitSeconds: flags.wait ?? 0,
+        force: flags.force,
+      });
+      process.stderr.write(formatWarnings(res.warnings));
+      if (!res.granted) {
+        const who = res.current ? ` (held by ${res.current.holder}${res.current.reason ? `: ${res.current.reason}` : ""})` : "";
+        throw new Error(`denied: ${res.deniedReason}${who}; retry after ${res.retryAfterSeconds}s`);
+      }
+      process.stdout.write(`lease on ${node} granted to ${res.lease?.holder} for ${res.lease?.durationSeconds}s (renew or release it before then)\n`);
+    });
+  lease
+    .command("release <node>")
+    .description("release a node you hold")
+    .option("--server <addr>", "lease-coordinator gRPC address")
+    .requiredOption("--holder <identity>", "the identity that holds it")
+    .action(async (node: string, flags: { server?: string; holder: string }) => {
+      const res = await rpc<ReleaseResponse>(serverOf(flags), "release", { node, holder: flags.holder });
+      process.stdout.write(res.released ? `released ${node}\n` : `${flags.holder} did not hold ${node}; nothing to release\n`);
+    });
+
+  program
+    .command("preflight [version]")
+    .description("before an upgrade: nodes under maintenance or otherwise held, and budgets that block")
+    .option("--server <addr>", "lease-coordinator gRPC address")
+    .action(async (version: string | undefined, flags: { server?: string }) => {
+      const res = await rpc<PreflightUpgradeResponse>(serverOf(flags), "preflightUpgrade", { targetVersion: version ?? "" });
+      if (res.warnings.length === 0) process.stdout.write(`No warnings${version ? ` for an upgrade to ${version}` : ""}: no node is held.\n`);
+      else process.stdout.write(formatWarnings(res.warnings));
+    });
+}

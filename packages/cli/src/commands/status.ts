@@ -1,0 +1,46 @@
+// `lockstep status`: the `oc adm upgrade status` view. Offline from a fixture set, or live
+// against the status-aggregator (status/live.ts).
+import { type Details, StatusError, parseDetails } from "@lockstep/insights";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { runLive } from "./status/live.js";
+import { runOffline } from "./status/offline.js";
+
+interface StatusFlags {
+  fromDir?: string;
+  case?: string;
+  details: Details;
+  server?: string;
+  watch: boolean;
+  output?: "json" | "yaml";
+}
+
+function detailsArg(value: string): Details {
+  try {
+    return parseDetails(value);
+  } catch (err) {
+    throw new InvalidArgumentError(err instanceof StatusError ? err.message : String(err));
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command("status")
+    .description("show the cluster update status, like `oc adm upgrade status`")
+    .option("--from-dir <dir>", "offline: folder of a fixture set (<case>-cv.yaml, -co.yaml, -mcp.yaml, -mc.yaml, -node.yaml)")
+    .option("--case <name>", "offline: the fixture case name (the common file prefix)")
+    .option("--details <area>", "detailed output: none, all, nodes, health or operators", detailsArg, "none" as Details)
+    .option("--server <addr>", "live: status-aggregator gRPC address (default $LOCKSTEP_STATUS_AGGREGATOR_ADDR or 127.0.0.1:9094)")
+    .option("--watch", "live: redraw as the update moves", false)
+    .addOption(new Option("-o, --output <format>", "live: structured output instead of text").choices(["json", "yaml"]))
+    .action(async (flags: StatusFlags) => {
+      const { details } = flags;
+      if (flags.fromDir !== undefined || flags.case !== undefined) {
+        if (!flags.fromDir || !flags.case) throw new Error("offline mode needs both --from-dir DIR and --case NAME");
+        const { text, notices } = runOffline(flags.fromDir, flags.case, details);
+        for (const n of notices) process.stderr.write(`${n}\n`);
+        process.stdout.write(text);
+        return;
+      }
+      await runLive({ server: flags.server, watch: flags.watch, output: flags.output ?? "text", details });
+    });
+}

@@ -1,0 +1,98 @@
+// Live mode against the status-aggregator's UpdateStatusService (gRPC): the text of a details
+// level (RenderStatus), structured output (GetUpdateStatus as JSON or YAML), and --watch, which
+// redraws in place on every WatchUpdateStatus message until interrupted.
+import { type CallOptions, Metadata, type ServiceError, credentials, status as GrpcStatus } from "@grpc/grpc-js";
+import { UpdateStatus, UpdateStatusServiceClient, type WatchUpdateStatusResponse } from "@lockstep/contracts";
+import type { Details } from "@lockstep/insights";
+import { stringify } from "yaml";
+
+export const DEFAULT_STATUS_ADDR = "127.0.0.1:9094";
+
+export interface LiveOptions {
+  server: string | undefined;
+  watch: boolean;
+  output: "text" | "json" | "yaml";
+  details: Details;
+}
+
+export class LiveModeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "LiveModeError";
+  }
+}
+
+/** --server, else LOCKSTEP_STATUS_AGGREGATOR_ADDR, else the default port on localhost. */
+export function statusServerAddress(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return flag || env.LOCKSTEP_STATUS_AGGREGATOR_ADDR || DEFAULT_STATUS_ADDR;
+}
+
+export function describeError(err: ServiceError, addr: string): LiveModeError {
+  if (err.code === GrpcStatus.UNAVAILABLE || err.code === GrpcStatus.DEADLINE_EXCEEDED) {
+    return new LiveModeError(`cannot reach the status-aggregator at ${addr}: ${err.details || err.message}`);
+  }
+  return new LiveModeError(err.details || err.message);
+}
+
+const deadline = () => new Date(Date.now() + 15_000);
+
+export type UnaryCall<Req, Res> = (req: Req, meta: Metadata, opts: Partial<CallOptions>, cb: (err: ServiceError | null, res: Res) => void) => unknown;
+
+/** One unary call with a deadline; gRPC errors become LiveModeErrors naming the server. */
+export function unary<Req, Res>(call: UnaryCall<Req, Res>, req: Req, addr: string): Promise<Res> {
+  return new Promise((resolve, reject) =>
+    call(req, new Metadata(), { deadline: deadline() }, (err, res) => (err ? reject(describeError(err, addr)) : resolve(res))),
+  );
+}
+
+function structured(status: UpdateStatus | undefined, output: "json" | "yaml"): string {
+  const json = status ? UpdateStatus.toJSON(status) : {};
+  return output === "json" ? `${JSON.stringify(json, null, 2)}\n` : stringify(json);
+}
+
+export async function runLive(options: LiveOptions, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  const addr = statusServerAddress(options.server);
+  const client = new UpdateStatusServiceClient(addr, credentials.createInsecure());
+  try {
+    const render = async () => (await unary(client.renderStatus.bind(client), { details: options.details }, addr)).text;
+    if (!options.watch) {
+      if (options.output === "text") out.write(await render());
+      else out.write(structured((await unary(client.getUpdateStatus.bind(client), { omitNodes: false }, addr)).status, options.output));
+      return;
+    }
+    await watch(client, addr, options, out, render);
+  } finally {
+    client.close();
+  }
+}
+
+const CLEAR = "\x1b[H\x1b[2J";
+
+async function watch(client: UpdateStatusServiceClient, addr: string, options: LiveOptions, out: NodeJS.WritableStream, render: () => Promise<string>): Promise<void> {
+  const stream = client.watchUpdateStatus({ omitNodes: options.output === "text" });
+  const stop = () => stream.cancel();
+  process.once("SIGINT", stop);
+  let drawing = Promise.resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      stream.on("data", (m: WatchUpdateStatusResponse) => {
+        // Text is redrawn from RenderStatus so it is always the exact oc text; draws never interleave.
+        drawing = drawing
+          .then(async () => {
+            if (options.output === "text") out.write(`${CLEAR}${await render()}`);
+            else if (options.output === "json") out.write(`${JSON.stringify({ status: m.status ? UpdateStatus.toJSON(m.status) : undefined, changedNodes: m.changedNodes.length, removedNodes: m.removedNodes })}\n`);
+            else out.write(`---\n${structured(m.status, "yaml")}`);
+          })
+          .catch((err: unknown) => {
+            stream.cancel();
+            reject(err);
+          });
+      });
+      stream.on("error", (err: ServiceError) => (err.code === GrpcStatus.CANCELLED ? resolve() : reject(describeError(err, addr))));
+      stream.on("end", () => resolve());
+    });
+    await drawing;
+  } finally {
+    process.removeListener("SIGINT", stop);
+  }
+}

@@ -1,0 +1,36 @@
+// `lockstep up`: runs the five services locally, as separate processes, against a real cluster
+// (or any API server) and a NATS server with JetStream.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { SERVICE_NAMES, serviceEntry, startSystem, type ServiceName } from "@lockstep/launcher";
+
+export function register(program: Command): void {
+  program
+    .command("up")
+    .description("run the five Lockstep services locally against a cluster and a NATS server")
+    .requiredOption("--kubeconfig <file>", "kubeconfig of the cluster")
+    .requiredOption("--nats <url>", "NATS server URL (JetStream enabled)")
+    .option("--run-dir <dir>", "folder for the service logs", ".runs/up")
+    .option("--services <list>", `comma-separated subset of ${SERVICE_NAMES.join(",")}`)
+    .option("--log-level <level>", "service log level", "info")
+    .action(async (o: { kubeconfig: string; nats: string; runDir: string; services?: string; logLevel: string }) => {
+      const services = (o.services ? o.services.split(",").map((s) => s.trim()) : [...SERVICE_NAMES]) as ServiceName[];
+      const unknown = services.filter((s) => !SERVICE_NAMES.includes(s));
+      if (unknown.length) throw new Error(`unknown service(s): ${unknown.join(", ")} (known: ${SERVICE_NAMES.join(", ")})`);
+      if (!existsSync(o.kubeconfig)) throw new Error(`kubeconfig not found: ${o.kubeconfig}`);
+      const unbuilt = services.filter((s) => !existsSync(serviceEntry(s)));
+      if (unbuilt.length) throw new Error(`not built: ${unbuilt.join(", ")} — run npm run build first`);
+      const runDir = resolve(o.runDir);
+      const system = await startSystem({ kubeconfig: resolve(o.kubeconfig), natsUrl: o.nats, runDir, services, logLevel: o.logLevel });
+      for (const s of services) console.log(`${s.padEnd(18)} gRPC ${system.grpcAddress(s)}  health ${system.httpUrl(s)}/readyz  log ${runDir}/${s}.log`);
+      console.log("all services ready; Ctrl-C stops them");
+      for (const [name, p] of system.processes) p.onUnexpectedExit((code, signal) => console.error(`${name} exited unexpectedly (${signal ?? code}); see ${runDir}/${name}.log`));
+      await new Promise<void>((r) => {
+        process.once("SIGINT", () => r());
+        process.once("SIGTERM", () => r());
+      });
+      console.log("stopping");
+      await system.stop();
+    });
+}

@@ -1,0 +1,22 @@
+// @lockstep/cluster-sim: an OpenShift-like cluster generator and update simulator that drives any
+// Kubernetes API server (kube-sim by default) through @kubernetes/client-node only.
+export { parseClusterSpec, maxUnavailableCount, SpecError, PLATFORMS, type ClusterSpec, type PoolSpec, type WorkloadSpec, type Platform } from "./spec.js";
+export { generateCluster, poolRolesOf, type GeneratedCluster } from "./generate/cluster.js";
+export { coreosStream, bootImagesConfigMap, amiId } from "./generate/bootimages.js";
+export { OPERATORS } from "./generate/operators.js";
+export { releaseImage, renderedName, rhcosRelease, kubeVersion, sameMinor } from "./release.js";
+export { startSimulation, FAILURE_KINDS, type Simulation, type SimulationOptions, type FailureKind } from "./simulation.js";
+export { noopLeaser, LocalLeaser, type NodeLeaser, type DisruptionKind } from "./leaser.js";
+export { DEFAULT_TIMING, mergeTiming, type Timing, type Stage } from "./timing.js";
+export { snapshotOf, writeSnapshot, listDocument, SNAPSHOT_PARTS, type ClusterSnapshot } from "./snapshot.js";
+export { cvoStep, aggregateUpgradeable, preconditionMessage, upgradeableBlockers } from "./actors/cvo.js";
+export { computePoolStatus, planPool, poolCounters, assignPools, unavailable } from "./actors/pool-status.js";
+export { daemonStage, drainStage, drainTimeoutReason } from "./actors/daemon.js";
+export { applyObjects, KubeWriter } from "./kube.js";
+export { TimerWheel } from "./timers.js";
+export { scaledClock, type SimClock } from "./clock.js";
+export type { KubeObject } from "./types.js";
+export type { SimLogger } from "./context.js";
+export { loadScenario, parseScenario, scenariosDir, WAIT_CONDITIONS, type Scenario, type Step, type Assertion, type WaitCondition } from "./scenario.js";
+export { runScenario, condition, checkAssertion, type RunOptions, type RunResult } from "./runner.js";
+export { kubeConfigForUrl, loadKubeConfig } from "@lockstep/kube";

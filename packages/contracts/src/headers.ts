@@ -1,0 +1,5 @@
+// NATS header names used on the event plane.
+/** Names the protobuf message type of an event payload, e.g. `lockstep.events.v1.LeaseGranted`. */
+export const HEADER_TYPE = "Lockstep-Type";
+/** JetStream de-duplication id; Lockstep sets it to the event id. */
+export const HEADER_MSG_ID = "Nats-Msg-Id";

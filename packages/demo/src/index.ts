@@ -1,0 +1,4 @@
+export * from "./clients.js";
+export * from "./environment.js";
+export * from "./events.js";
+export * from "./story.js";

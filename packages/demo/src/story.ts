@@ -1,0 +1,267 @@
+// The demo's scripted story: an upgrade to the next minor with a paused pool, an admin maintenance
+// lease and a drain blocked by a PDB; the next minor refused with the skew reason; the pool unpaused
+// and finished; update.completed; the next minor allowed; MachineSets patched. Each step is checked
+// against what the services answer (gRPC) and publish (events), so the same story is a test.
+import { OperationType, type UpdateStatus } from "@lockstep/contracts";
+import type { Clients } from "./clients.js";
+import type { Environment } from "./environment.js";
+import type { EventLog } from "./events.js";
+
+export interface StoryVersions {
+  current: string;
+  target: string;
+  next: string;
+}
+
+export interface StepResult {
+  name: string;
+  ok: boolean;
+  detail: string;
+  ms: number;
+}
+
+export interface StoryContext {
+  env: Environment;
+  clients: Clients;
+  events: EventLog;
+  versions: StoryVersions;
+  /** Real-time budget per wait, ms. */
+  waitMs: number;
+  signal: AbortSignal;
+  onStep?(index: number, name: string): void;
+  onResult?(r: StepResult): void;
+}
+
+export interface Step {
+  name: string;
+  run(c: StoryContext, s: StoryState): Promise<string>;
+}
+
+export interface StoryState {
+  maintenanceNode: string;
+  blockedNode: string;
+  workers: string[];
+  infra: string[];
+  masters: string[];
+  machineSets: number;
+}
+
+export class StepFailed extends Error {}
+
+async function waitUntil<T>(c: StoryContext, what: string, check: () => Promise<T | undefined | false>): Promise<T> {
+  const deadline = Date.now() + c.waitMs;
+  let lastErr: unknown;
+  while (!c.signal.aborted) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      lastErr = err;
+    }
+    if (Date.now() > deadline) throw new StepFailed(`timed out waiting for ${what}${lastErr ? ` (${(lastErr as Error).message})` : ""}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new StepFailed("stopped");
+}
+
+async function status(c: StoryContext): Promise<UpdateStatus> {
+  const res = await c.clients.call(c.clients.status, c.clients.status.getUpdateStatus, { omitNodes: false });
+  if (!res.status) throw new Error("no status yet");
+  return res.status;
+}
+
+const nodeRecord = (st: UpdateStatus, name: string) => st.nodes.find((n) => n.name === name)?.record;
+
+export const STEPS: Step[] = [
+  {
+    name: "services up, state synced, cluster upgradeable",
+    async run(c, s) {
+      const total = s.masters.length + s.workers.length + s.infra.length;
+      await waitUntil(c, `${total} nodes in the status`, async () => (await status(c)).nodes.length === total);
+      const r = await waitUntil(c, "a skew report", async () => (await c.clients.call(c.clients.skew, c.clients.skew.getSkewReport, {})).report);
+      return `${total} nodes; control plane ${r.controlPlaneVersion}; upgradeable=${r.upgradeable}`;
+    },
+  },
+  {
+    name: "admin takes a maintenance lease on a worker",
+    async run(c, s) {
+      const res = await c.clients.call(c.clients.lease, c.clients.lease.acquire, {
+        node: s.maintenanceNode,
+        operation: OperationType.OPERATION_TYPE_MAINTENANCE,
+        holder: "admin@example.com",
+        reason: "replacing a failed disk",
+        durationSeconds: 3600,
+        waitSeconds: 0,
+        force: false,
+      });
+      if (!res.granted) throw new StepFailed(`maintenance lease denied: ${res.deniedReason}`);
+      return `${s.maintenanceNode} held by admin@example.com (Maintenance)`;
+    },
+  },
+  {
+    name: "preflight warns about the node under maintenance",
+    async run(c, s) {
+      const res = await c.clients.call(c.clients.lease, c.clients.lease.preflightUpgrade, { targetVersion: c.versions.target });
+      const w = res.warnings.find((x) => x.node === s.maintenanceNode);
+      if (!w) throw new StepFailed(`no preflight warning for ${s.maintenanceNode}: ${JSON.stringify(res.warnings)}`);
+      return w.message;
+    },
+  },
+  {
+    name: "a PodDisruptionBudget blocks the drain of another worker",
+    async run(c, s) {
+      await c.env.sim.inject("drain-blocked", { nodes: [s.blockedNode] });
+      return `${s.blockedNode} runs a pod whose PDB allows no disruption`;
+    },
+  },
+  {
+    name: `upgrade to the next minor starts`,
+    async run(c) {
+      const check = await c.clients.call(c.clients.skew, c.clients.skew.checkUpgrade, { targetVersion: c.versions.target, force: false });
+      if (!check.allowed) throw new StepFailed(`upgrade to ${c.versions.target} refused: ${check.message}`);
+      await c.env.sim.upgrade(c.versions.target);
+      await waitUntil(c, "the update to start", async () => (await status(c)).updating);
+      return `${c.versions.current} → ${c.versions.target} (${check.kind}, allowed)`;
+    },
+  },
+  {
+    name: "control plane updated",
+    async run(c, s) {
+      await waitUntil(c, "the masters on the target", async () => {
+        const st = await status(c);
+        return s.masters.every((m) => nodeRecord(st, m)?.phase === "Updated");
+      });
+      return `${s.masters.length} masters on ${c.versions.target}`;
+    },
+  },
+  {
+    name: "failed drain reported",
+    async run(c, s) {
+      const rec = await waitUntil(c, `${s.blockedNode} degraded`, async () => {
+        const r = nodeRecord(await status(c), s.blockedNode);
+        return r?.assessment === "Degraded" ? r : undefined;
+      });
+      return `${s.blockedNode}: ${rec.messageCell.split("\n")[0]}`;
+    },
+  },
+  {
+    name: "node under maintenance left alone and reported",
+    async run(c, s) {
+      const st = await waitUntil(c, "the other workers updated", async () => {
+        const st = await status(c);
+        const others = s.workers.filter((w) => w !== s.maintenanceNode && w !== s.blockedNode);
+        return others.every((w) => nodeRecord(st, w)?.phase === "Updated") ? st : undefined;
+      });
+      const rec = nodeRecord(st, s.maintenanceNode);
+      if (rec?.phase === "Updated" || rec?.isUpdating) throw new StepFailed(`${s.maintenanceNode} was updated under maintenance`);
+      const insight = st.health.find((h) => h.lockstep && h.scopeResources.includes(s.maintenanceNode));
+      return `${s.maintenanceNode}: ${rec?.assessment}/${rec?.phase}${insight ? `; ${insight.summary}` : ""}`;
+    },
+  },
+  {
+    name: "paused pool untouched",
+    async run(c, s) {
+      const st = await status(c);
+      const moved = s.infra.filter((n) => nodeRecord(st, n)?.phase !== "Paused");
+      if (moved.length) throw new StepFailed(`paused pool nodes moved: ${moved.join(", ")}`);
+      return `${s.infra.length} infra nodes Excluded/Paused`;
+    },
+  },
+  {
+    name: "next minor upgrade refused with the skew reason",
+    async run(c) {
+      const r = await waitUntil(c, "the next minor to be refused", async () => {
+        const r = await c.clients.call(c.clients.skew, c.clients.skew.checkUpgrade, { targetVersion: c.versions.next, force: false });
+        return !r.allowed ? r : undefined;
+      });
+      return `${c.versions.next}: refused — ${r.reasons.join(", ")}: ${r.message.split("\n")[0]}`;
+    },
+  },
+  {
+    name: "maintenance ends, drain unblocked, workers finish",
+    async run(c, s) {
+      const rel = await c.clients.call(c.clients.lease, c.clients.lease.release, { node: s.maintenanceNode, holder: "admin@example.com" });
+      if (!rel.released) throw new StepFailed("maintenance lease not released");
+      await c.env.sim.clear("drain-blocked", [s.blockedNode]);
+      await waitUntil(c, "every worker updated", async () => {
+        const st = await status(c);
+        return s.workers.every((w) => nodeRecord(st, w)?.phase === "Updated");
+      });
+      return `${s.workers.length} workers on ${c.versions.target}`;
+    },
+  },
+  {
+    name: "paused pool unpaused and finished",
+    async run(c, s) {
+      const skew = await c.clients.call(c.clients.skew, c.clients.skew.getSkewReport, {});
+      const still = skew.report?.laggingPools.map((p) => `${p.pool}: ${p.reason}`).join(", ");
+      await c.env.sim.setPaused("infra", false);
+      await waitUntil(c, "the infra pool updated", async () => {
+        const st = await status(c);
+        return s.infra.every((n) => nodeRecord(st, n)?.phase === "Updated");
+      });
+      return `lagging before: ${still || "none"}; ${s.infra.length} infra nodes updated`;
+    },
+  },
+  {
+    name: "update.completed published",
+    async run(c) {
+      await waitUntil(c, "update.completed", async () => c.events.count("update.completed", (m) => m.version === c.versions.target) > 0);
+      return c.events.events.find((e) => e.fact === "update.completed" && e.message.version === c.versions.target)!.text;
+    },
+  },
+  {
+    name: "next minor upgrade allowed",
+    async run(c) {
+      const r = await waitUntil(c, "the next minor to be allowed", async () => {
+        const r = await c.clients.call(c.clients.skew, c.clients.skew.checkUpgrade, { targetVersion: c.versions.next, force: false });
+        return r.allowed ? r : undefined;
+      });
+      return `${c.versions.next}: allowed (${r.kind})`;
+    },
+  },
+  {
+    name: "MachineSets patched to the new boot image",
+    async run(c, s) {
+      await waitUntil(c, `${s.machineSets} bootimage.updated events`, async () => c.events.count("bootimage.updated") >= s.machineSets);
+      return c.events.events.filter((e) => e.fact === "bootimage.updated").map((e) => e.text).join("; ");
+    },
+  },
+];
+
+export function storyState(env: Environment): StoryState {
+  const members = env.sim.poolMembers();
+  const names = (pool: string) => (members.get(pool) ?? []).map((n) => n.metadata!.name!).sort();
+  const workers = names("worker");
+  const msType = env.kube.store.registry.resolve("machine.openshift.io", "v1beta1", "machinesets");
+  const machineSets = msType ? env.kube.store.entries(msType).length : 0;
+  return {
+    masters: names("master"),
+    workers,
+    infra: names("infra"),
+    maintenanceNode: workers[0]!,
+    blockedNode: workers[1]!,
+    machineSets: Math.max(1, machineSets),
+  };
+}
+
+/** Runs the steps in order; stops at the first failure. */
+export async function runStory(c: StoryContext, steps: Step[] = STEPS): Promise<StepResult[]> {
+  const s = storyState(c.env);
+  const results: StepResult[] = [];
+  for (const [i, step] of steps.entries()) {
+    if (c.signal.aborted) break;
+    c.onStep?.(i, step.name);
+    const t0 = Date.now();
+    let r: StepResult;
+    try {
+      r = { name: step.name, ok: true, detail: await step.run(c, s), ms: Date.now() - t0 };
+    } catch (err) {
+      r = { name: step.name, ok: false, detail: err instanceof Error ? err.message : String(err), ms: Date.now() - t0 };
+    }
+    results.push(r);
+    c.onResult?.(r);
+    if (!r.ok) break;
+  }
+  return results;
+}

@@ -1,0 +1,137 @@
+// Spec §5: per-node flags, PHASE, ASSESSMENT, EST and MESSAGE.
+import {
+  CURRENT_CONFIG,
+  DESIRED_CONFIG,
+  DESIRED_DRAIN,
+  LAST_APPLIED_DRAIN,
+  MASTER_POOL,
+  MCD_DEGRADED,
+  MCD_DONE,
+  MCD_REASON,
+  MCD_REBOOTING,
+  MCD_STATE,
+  MCD_UNRECONCILABLE,
+  MCD_WORKING,
+} from "./annotations.js";
+import { assessAvailability, reasonString, unavailableSince, type NodeAvailability } from "./nodeAvailability.js";
+import type { NodeAssessment, NodePhase, NodeRecord } from "./model.js";
+import type { MachineConfigPool, Node } from "./types.js";
+
+export interface ClusterContext {
+  /** history[0].version; undefined with an empty history (then nothing equals it). */
+  target: string | undefined;
+  migrationInProgress: boolean;
+  /** MachineConfig name → release-image-version annotation ("" when missing). */
+  mcVersions: ReadonlyMap<string, string>;
+}
+
+export interface NodeEvaluation {
+  record: NodeRecord;
+  availability: NodeAvailability;
+}
+
+const hasKey = (m: Record<string, string> | null | undefined, k: string): boolean =>
+  m !== null && m !== undefined && Object.prototype.hasOwnProperty.call(m, k);
+
+/** Draining: a drain was requested and not yet applied, or the node updates while the MCD still says Done. */
+export function isDraining(ann: Record<string, string>, isUpdating: boolean): boolean {
+  const desired = ann[DESIRED_DRAIN] ?? "";
+  const applied = ann[LAST_APPLIED_DRAIN] ?? "";
+  if (desired === "" || applied === "") return false;
+  if (desired !== applied && desired.split("-")[0] === "drain") return true;
+  return isUpdating && ann[MCD_STATE] === MCD_DONE;
+}
+
+export function calculatePhase(isUpdating: boolean, draining: boolean, isUpdated: boolean, paused: boolean, state: string): NodePhase {
+  if (isUpdating && draining) return "Draining";
+  if (isUpdating) {
+    if (state === MCD_WORKING) return "Updating";
+    if (state === MCD_REBOOTING) return "Rebooting";
+    if (state === MCD_DONE) return "Updated";
+    return "Updating";
+  }
+  if (isUpdated) return "Updated";
+  if (paused) return "Paused";
+  return "Pending";
+}
+
+const BASE: Record<NodePhase, { assessment: NodeAssessment; estimate: string }> = {
+  Paused: { assessment: "Excluded", estimate: "-" },
+  Pending: { assessment: "Outdated", estimate: "?" },
+  Draining: { assessment: "Progressing", estimate: "+10m" },
+  Updating: { assessment: "Progressing", estimate: "+5m" },
+  Rebooting: { assessment: "Progressing", estimate: "+5m" },
+  Updated: { assessment: "Completed", estimate: "-" },
+};
+
+/** Replaces the node name by `<node>` when the name has at least 8 characters. */
+export function ellipsizeNames(message: string, name: string): string {
+  if (name.length < 8 || message === "") return message;
+  return message.split(name).join("<node>");
+}
+
+export function evaluateNode(node: Node, pool: MachineConfigPool, ctx: ClusterContext): NodeEvaluation {
+  const ann = node.metadata.annotations ?? {};
+  const name = node.metadata.name;
+  const lookup = (mc: string): { version: string; found: boolean } => {
+    const version = ctx.mcVersions.get(mc) ?? "";
+    return { version, found: version !== "" };
+  };
+  const currentConfig = ann[CURRENT_CONFIG] ?? "";
+  const desiredConfig = ann[DESIRED_CONFIG] ?? "";
+  const current = lookup(currentConfig);
+  const desired = lookup(desiredConfig);
+  const hasDesired = hasKey(ann, DESIRED_CONFIG);
+  const configsMatch = currentConfig === desiredConfig;
+  const desiredIsPoolTarget = desiredConfig === (pool.spec?.configuration?.name ?? "");
+  const equalsTarget = (v: string): boolean => ctx.target !== undefined && v === ctx.target;
+
+  const availability = assessAvailability(node, pool);
+  const state = ann[MCD_STATE] ?? "";
+  const isDegraded = desiredConfig !== "" && (state === MCD_DEGRADED || state === MCD_UNRECONCILABLE);
+  const isUpdated =
+    current.found &&
+    equalsTarget(current.version) &&
+    (!ctx.migrationInProgress || !hasDesired || (configsMatch && desiredIsPoolTarget));
+  const isUpdating =
+    !isUpdated && current.found && desired.found && equalsTarget(desired.version) && !configsMatch && desiredIsPoolTarget;
+  const draining = isDraining(ann, isUpdating);
+  const phase = calculatePhase(isUpdating, draining, isUpdated, pool.spec?.paused === true, state);
+
+  let { assessment, estimate } = BASE[phase];
+  let message = "";
+  if (availability.isUnavailable && !isUpdating) {
+    assessment = "Unavailable";
+    message = reasonString(availability.reasons);
+    estimate = isUpdated ? "-" : "?";
+  }
+  const degradedReason = ann[MCD_REASON] ?? "";
+  if (isDegraded) {
+    assessment = "Degraded";
+    message = degradedReason;
+    estimate = isUpdated ? "-" : "?";
+  }
+
+  const poolName = pool.metadata.name;
+  return {
+    availability,
+    record: {
+      name,
+      pool: poolName,
+      scopeType: poolName === MASTER_POOL ? "ControlPlane" : "WorkerPool",
+      assessment,
+      phase,
+      version: current.version,
+      estimate,
+      message: ellipsizeNames(message, name),
+      isUpdated,
+      isUpdating,
+      isUnavailable: availability.isUnavailable,
+      isDegraded,
+      isDraining: draining,
+      unavailableReason: reasonString(availability.reasons),
+      unavailableSince: unavailableSince(availability.reasons),
+      degradedReason,
+    },
+  };
+}

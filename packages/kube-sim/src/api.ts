@@ -1,0 +1,243 @@
+// The resource API handler: turns a parsed route + request into store calls and Status responses.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { badRequest, expired, gone, KubeError, methodNotAllowed, notFound, notFoundPath } from "./errors.js";
+import { evict } from "./eviction.js";
+import type { DisruptionController } from "./disruption.js";
+import type { Faults } from "./faults.js";
+import { decodeBody, readBody, sendJson } from "./http-util.js";
+import { isPlainObject } from "./json.js";
+import type { Route } from "./router.js";
+import { parseFieldSelector, parseLabelSelector, type Filter } from "./selectors.js";
+import { entryJson, type DeleteOptions, type Entry, type Store } from "./store.js";
+import { apiVersionOf, type ResourceType } from "./types.js";
+import { startStream, WatchStream, writeErrorEvent } from "./watch-stream.js";
+
+export type ResourceRoute = Extract<Route, { kind: "resource" }>;
+
+export interface ApiContext {
+  store: Store;
+  faults: Faults;
+  disruption?: DisruptionController;
+  watches: Set<WatchStream>;
+  watchTimeoutSeconds?: number;
+  watchBufferBytes: number;
+}
+
+export function verbOf(method: string, r: ResourceRoute, query: URLSearchParams): string {
+  switch (method) {
+    case "GET":
+      if (r.name) return "get";
+      return isWatch(query) ? "watch" : "list";
+    case "POST":
+      return "create";
+    case "PUT":
+      return "update";
+    case "PATCH":
+      return "patch";
+    case "DELETE":
+      return r.name ? "delete" : "deletecollection";
+    default:
+      return method.toLowerCase();
+  }
+}
+
+function isWatch(q: URLSearchParams): boolean {
+  const w = q.get("watch");
+  return w === "true" || w === "1";
+}
+
+/** Serialises an object as the requested version (CRDs may serve several versions of one storage). */
+function objectJson(e: Entry, apiVersion: string): Buffer {
+  if (e.obj.apiVersion === apiVersion) return entryJson(e);
+  return Buffer.from(JSON.stringify({ ...e.obj, apiVersion }));
+}
+
+/** A list body assembled from the cached item buffers in one allocation. */
+function listBody(head: string, items: Buffer[]): Buffer {
+  const h = Buffer.from(head);
+  const tail = Buffer.from("]}");
+  let size = h.length + tail.length + Math.max(0, items.length - 1);
+  for (const b of items) size += b.length;
+  const out = Buffer.allocUnsafe(size);
+  let o = h.copy(out, 0);
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out[o++] = 0x2c;
+    o += items[i]!.copy(out, o);
+  }
+  tail.copy(out, o);
+  return out;
+}
+
+function filterFrom(t: ResourceType, r: ResourceRoute, q: URLSearchParams): Filter {
+  return {
+    namespace: t.namespaced ? r.namespace : undefined,
+    labels: parseLabelSelector(q.get("labelSelector") ?? ""),
+    fields: parseFieldSelector(q.get("fieldSelector") ?? "", t.fields),
+  };
+}
+
+function numberParam(q: URLSearchParams, name: string): number | undefined {
+  const v = q.get(name);
+  if (v === null || v === "") return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw badRequest(`invalid value for ${name}: ${v}`);
+  return n;
+}
+
+export async function handleResource(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, r: ResourceRoute, t: ResourceType, query: URLSearchParams): Promise<void> {
+  const { store } = ctx;
+  const method = req.method ?? "GET";
+  const apiVersion = apiVersionOf(t.group, r.version);
+  const ns = t.namespaced ? r.namespace : undefined;
+  if (!t.namespaced && r.namespace !== undefined) throw notFoundPath();
+  const dryRun = query.get("dryRun") === "All";
+  const sub = r.subresource;
+  if (sub && !t.subresources.includes(sub)) throw notFoundPath();
+
+  if (!r.name) {
+    if (t.namespaced && method === "POST" && ns === undefined) throw methodNotAllowed();
+    if (method === "GET") {
+      if (isWatch(query)) return watch(ctx, req, res, r, t, query, apiVersion);
+      const result = store.list(t, {
+        filter: filterFrom(t, r, query),
+        limit: numberParam(query, "limit"),
+        continue: query.get("continue") ?? undefined,
+        resourceVersion: query.get("resourceVersion") ?? undefined,
+        resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined,
+      });
+      let meta = `"resourceVersion":"${result.resourceVersion}"`;
+      if (result.continue) meta += `,"continue":${JSON.stringify(result.continue)}`;
+      if (result.remainingItemCount !== undefined) meta += `,"remainingItemCount":${result.remainingItemCount}`;
+      const items = result.items.map((e) => objectJson(e, apiVersion));
+      return sendJson(res, 200, listBody(`{"kind":"${t.listKind}","apiVersion":"${apiVersion}","metadata":{${meta}},"items":[`, items));
+    }
+    if (method === "POST") {
+      const body = decodeBody(await readBody(req), req.headers["content-type"]);
+      const e = store.create(t, ns, body, { dryRun });
+      return sendJson(res, 201, objectJson(e, apiVersion));
+    }
+    if (method === "DELETE") {
+      const filter = filterFrom(t, r, query);
+      const items = store.list(t, { filter }).items;
+      for (const e of items) {
+        try {
+          store.delete(t, e.obj.metadata?.namespace, e.obj.metadata!.name!, deleteOptions(undefined, query));
+        } catch (err) {
+          if (!(err instanceof KubeError && err.code === 404)) throw err;
+        }
+      }
+      return sendJson(res, 200, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success" });
+    }
+    throw methodNotAllowed();
+  }
+
+  const name = r.name;
+  if (sub === "eviction") {
+    if (method !== "POST") throw methodNotAllowed();
+    const body = decodeBody(await readBody(req), req.headers["content-type"]) ?? {};
+    const out = evict(store, ctx.disruption, ns!, name, body);
+    return sendJson(res, out.code, out.body);
+  }
+  if (sub === "finalize") {
+    if (method !== "PUT") throw methodNotAllowed();
+    const body = decodeBody(await readBody(req), req.headers["content-type"]);
+    return sendJson(res, 200, objectJson(finalizeNamespace(store, t, name, body), apiVersion));
+  }
+  if (sub === "proxy") throw notFoundPath();
+  switch (method) {
+    case "GET":
+      return sendJson(res, 200, objectJson(store.get(t, ns, name), apiVersion));
+    case "PUT": {
+      const body = decodeBody(await readBody(req), req.headers["content-type"]);
+      const { entry, created } = store.update(t, ns, name, body, { subresource: sub, dryRun });
+      return sendJson(res, created ? 201 : 200, objectJson(entry, apiVersion));
+    }
+    case "PATCH": {
+      const ct = req.headers["content-type"] ?? "";
+      const body = decodeBody(await readBody(req), ct.includes("yaml") ? ct : "application/json");
+      const { entry, created } = store.patch(t, ns, name, ct, body, { subresource: sub, dryRun, fieldManager: query.get("fieldManager") ?? undefined });
+      return sendJson(res, created ? 201 : 200, objectJson(entry, apiVersion));
+    }
+    case "DELETE": {
+      if (sub) throw methodNotAllowed();
+      const body = decodeBody(await readBody(req), req.headers["content-type"], false);
+      const out = store.delete(t, ns, name, deleteOptions(body, query));
+      const bodyJson = out.body === out.entry.obj ? objectJson(out.entry, apiVersion) : JSON.stringify(out.body);
+      return sendJson(res, 200, bodyJson);
+    }
+    default:
+      throw methodNotAllowed();
+  }
+}
+
+function deleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {
+  const o: DeleteOptions = {};
+  if (isPlainObject(body)) {
+    if (typeof body.gracePeriodSeconds === "number") o.gracePeriodSeconds = body.gracePeriodSeconds;
+    if (typeof body.propagationPolicy === "string") o.propagationPolicy = body.propagationPolicy;
+    if (isPlainObject(body.preconditions)) o.preconditions = body.preconditions as DeleteOptions["preconditions"];
+    if (Array.isArray(body.dryRun) && body.dryRun.includes("All")) o.dryRun = true;
+  }
+  const g = numberParam(q, "gracePeriodSeconds");
+  if (g !== undefined) o.gracePeriodSeconds = g;
+  const p = q.get("propagationPolicy");
+  if (p) o.propagationPolicy = p;
+  if (q.get("dryRun") === "All") o.dryRun = true;
+  return o;
+}
+
+function finalizeNamespace(store: Store, t: ResourceType, name: string, body: unknown): Entry {
+  const old = store.get(t, undefined, name);
+  const finalizers = isPlainObject(body) && isPlainObject(body.spec) && Array.isArray(body.spec.finalizers) ? body.spec.finalizers : [];
+  const { entry } = store.update(t, undefined, name, { ...old.obj, spec: { ...(old.obj.spec ?? {}), finalizers } });
+  if (entry.obj.metadata?.deletionTimestamp && finalizers.length === 0) store.forceRemove(t, undefined, name);
+  return entry;
+}
+
+function watch(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, r: ResourceRoute, t: ResourceType, q: URLSearchParams, apiVersion: string): void {
+  const { store, faults } = ctx;
+  const filter = filterFrom(t, r, q);
+  const rvText = q.get("resourceVersion");
+  let fromRv: number | undefined;
+  if (rvText && rvText !== "0") {
+    fromRv = Number(rvText);
+    if (!Number.isInteger(fromRv) || fromRv < 0) throw badRequest(`invalid resource version: ${rvText}`);
+  }
+  const timeoutSeconds = numberParam(q, "timeoutSeconds") ?? ctx.watchTimeoutSeconds;
+  if (fromRv !== undefined) {
+    const mode = faults.takeGone();
+    if (mode === "http") throw gone(`too old resource version: ${fromRv} (${store.resourceVersion})`);
+    if (mode) {
+      const err = mode === "gone-event" ? gone(`too old resource version: ${fromRv} (${store.resourceVersion})`) : expired(`too old resource version: ${fromRv} (${store.resourceVersion})`);
+      startStream(res);
+      writeErrorEvent(res, err.status);
+      res.end();
+      return;
+    }
+  }
+  const stream = new WatchStream(res, {
+    filter,
+    bookmarks: q.get("allowWatchBookmarks") === "true" || q.get("allowWatchBookmarks") === "1",
+    kind: t.kind,
+    apiVersion,
+    currentRv: () => store.resourceVersion,
+    maxBufferBytes: ctx.watchBufferBytes,
+  });
+  startStream(res);
+  try {
+    stream.unsubscribe = store.watch(t, stream, fromRv);
+  } catch (err) {
+    if (err instanceof KubeError) {
+      writeErrorEvent(res, err.status);
+      stream.end();
+      return;
+    }
+    throw err;
+  }
+  ctx.watches.add(stream);
+  stream.onClose = () => ctx.watches.delete(stream);
+  if (timeoutSeconds && timeoutSeconds > 0) stream.setTimeout(timeoutSeconds);
+  req.on("close", () => stream.end());
+}
+
+export { notFound };

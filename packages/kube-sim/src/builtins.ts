@@ -1,0 +1,193 @@
+// The static part of the type table: the built-in types Lockstep needs (kube-api.md §4 flags).
+import { badRequest, fieldInvalid, type FieldError } from "./errors.js";
+import { ALL_VERBS, type FieldGetter, type KubeObject, type ResourceType, type TypeHooks } from "./types.js";
+
+function str(v: unknown): string {
+  if (v === undefined || v === null) return "";
+  return typeof v === "string" ? v : String(v);
+}
+
+function builtin(p: Partial<ResourceType> & Pick<ResourceType, "group" | "plural" | "singular" | "kind" | "namespaced">): ResourceType {
+  return {
+    versions: ["v1"],
+    listKind: `${p.kind}List`,
+    shortNames: [],
+    categories: [],
+    verbs: ALL_VERBS,
+    subresources: [],
+    statusSubresource: false,
+    generation: false,
+    unconditionalUpdate: true,
+    createOnUpdate: false,
+    custom: false,
+    returnDeletedObject: false,
+    nameRule: "subdomain",
+    fields: {},
+    ...p,
+  };
+}
+
+const podFields: Record<string, FieldGetter> = {
+  "spec.nodeName": (o) => str(o.spec?.nodeName),
+  "spec.restartPolicy": (o) => str(o.spec?.restartPolicy),
+  "spec.schedulerName": (o) => str(o.spec?.schedulerName),
+  "spec.serviceAccountName": (o) => str(o.spec?.serviceAccountName),
+  "spec.hostNetwork": (o) => String(o.spec?.hostNetwork === true),
+  "status.phase": (o) => str(o.status?.phase),
+  "status.podIP": (o) => str(o.status?.podIP),
+  "status.nominatedNodeName": (o) => str(o.status?.nominatedNodeName),
+};
+
+const eventFields: Record<string, FieldGetter> = {
+  "involvedObject.kind": (o) => str(o.involvedObject?.kind),
+  "involvedObject.namespace": (o) => str(o.involvedObject?.namespace),
+  "involvedObject.name": (o) => str(o.involvedObject?.name),
+  "involvedObject.uid": (o) => str(o.involvedObject?.uid),
+  "involvedObject.apiVersion": (o) => str(o.involvedObject?.apiVersion),
+  "involvedObject.resourceVersion": (o) => str(o.involvedObject?.resourceVersion),
+  "involvedObject.fieldPath": (o) => str(o.involvedObject?.fieldPath),
+  reason: (o) => str(o.reason),
+  reportingComponent: (o) => str(o.reportingComponent),
+  source: (o) => str(o.source?.component),
+  type: (o) => str(o.type),
+};
+
+const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}(Z|[+-]\d\d:\d\d)$/;
+
+const leaseHooks: TypeHooks = {
+  checkBody(obj) {
+    for (const f of ["renewTime", "acquireTime"]) {
+      const v = obj.spec?.[f];
+      if (v === undefined || v === null) continue;
+      if (typeof v !== "string" || !MICRO_TIME.test(v)) {
+        const text = String(v);
+        throw badRequest(
+          `Lease in version "v1" cannot be handled as a Lease: parsing time ${JSON.stringify(text)} as "2006-01-02T15:04:05.000000Z07:00": cannot parse ${JSON.stringify(text.slice(19))} as ".000000"`,
+        );
+      }
+    }
+  },
+  prepareForCreate: dropGatedLeaseFields,
+  prepareForUpdate: dropGatedLeaseFields,
+  validate(obj) {
+    const errs: FieldError[] = [];
+    const d = obj.spec?.leaseDurationSeconds;
+    if (d !== undefined && d !== null && !(d > 0)) errs.push(fieldInvalid("spec.leaseDurationSeconds", d, "must be greater than 0"));
+    const t = obj.spec?.leaseTransitions;
+    if (t !== undefined && t !== null && !(t >= 0)) errs.push(fieldInvalid("spec.leaseTransitions", t, "must be greater than or equal to 0"));
+    return errs;
+  },
+};
+
+// preferredHolder / strategy exist only behind the CoordinatedLeaderElection gate, off by default.
+function dropGatedLeaseFields(obj: KubeObject): void {
+  if (obj.spec) {
+    delete obj.spec.preferredHolder;
+    delete obj.spec.strategy;
+  }
+}
+
+export function builtinTypes(): ResourceType[] {
+  return [
+    builtin({
+      group: "",
+      plural: "namespaces",
+      singular: "namespace",
+      kind: "Namespace",
+      namespaced: false,
+      shortNames: ["ns"],
+      subresources: ["status", "finalize"],
+      statusSubresource: true,
+      returnDeletedObject: true,
+      nameRule: "label",
+      fields: { "status.phase": (o) => str(o.status?.phase) },
+      hooks: {
+        prepareForCreate(obj) {
+          obj.spec = { finalizers: ["kubernetes"], ...(obj.spec ?? {}) };
+          obj.status = { phase: "Active" };
+          obj.metadata!.labels = { ...(obj.metadata!.labels ?? {}), "kubernetes.io/metadata.name": obj.metadata!.name! };
+        },
+      },
+    }),
+    builtin({
+      group: "",
+      plural: "nodes",
+      singular: "node",
+      kind: "Node",
+      namespaced: false,
+      shortNames: ["no"],
+      subresources: ["status", "proxy"],
+      statusSubresource: true,
+      fields: { "spec.unschedulable": (o) => String(o.spec?.unschedulable === true) },
+    }),
+    builtin({ group: "", plural: "configmaps", singular: "configmap", kind: "ConfigMap", namespaced: true, shortNames: ["cm"] }),
+    builtin({
+      group: "",
+      plural: "secrets",
+      singular: "secret",
+      kind: "Secret",
+      namespaced: true,
+      fields: { type: (o) => str(o.type) },
+      hooks: {
+        prepareForCreate(obj) {
+          if (!obj.type) obj.type = "Opaque";
+        },
+      },
+    }),
+    builtin({
+      group: "",
+      plural: "pods",
+      singular: "pod",
+      kind: "Pod",
+      namespaced: true,
+      shortNames: ["po"],
+      categories: ["all"],
+      subresources: ["status", "eviction"],
+      statusSubresource: true,
+      fields: podFields,
+      hooks: {
+        prepareForCreate(obj) {
+          obj.status = { phase: "Pending" };
+        },
+      },
+    }),
+    builtin({ group: "", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"], fields: eventFields }),
+    builtin({
+      group: "policy",
+      plural: "poddisruptionbudgets",
+      singular: "poddisruptionbudget",
+      kind: "PodDisruptionBudget",
+      namespaced: true,
+      shortNames: ["pdb"],
+      subresources: ["status"],
+      statusSubresource: true,
+      generation: true,
+      hooks: {
+        prepareForCreate(obj) {
+          obj.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
+        },
+      },
+    }),
+    builtin({
+      group: "coordination.k8s.io",
+      plural: "leases",
+      singular: "lease",
+      kind: "Lease",
+      namespaced: true,
+      unconditionalUpdate: false,
+      createOnUpdate: true,
+      hooks: leaseHooks,
+    }),
+    builtin({
+      group: "apiextensions.k8s.io",
+      plural: "customresourcedefinitions",
+      singular: "customresourcedefinition",
+      kind: "CustomResourceDefinition",
+      namespaced: false,
+      shortNames: ["crd", "crds"],
+      subresources: ["status"],
+      statusSubresource: true,
+      generation: true,
+    }),
+  ];
+}

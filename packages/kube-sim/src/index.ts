@@ -1,0 +1,10 @@
+// @lockstep/kube-sim: a Kubernetes API emulator for tests, the demo and benchmarks.
+export { startKubeSim, type KubeSim, type KubeSimOptions } from "./server.js";
+export { Store, type Entry, type ListQuery, type ListResult, type DeleteOptions, type Watcher, type EventType } from "./store.js";
+export { Faults, parseFaultSpec, parseDuration, mergeFaults, type FaultConfig, type ErrorRule } from "./faults.js";
+export { kubeconfigYaml, kubeConfigFor, kubeConfigOptions, writeKubeconfig } from "./kubeconfig.js";
+export { crdsDir, lockstepCrdsDir, openshiftCrdsDir, crdManifests, installCrdSet, type CrdSet } from "./openshift.js";
+export { parseObjects, dumpList } from "./load.js";
+export { KubeError, type StatusBody } from "./errors.js";
+export { computePdbStatus } from "./disruption.js";
+export type { KubeObject, ResourceType } from "./types.js";

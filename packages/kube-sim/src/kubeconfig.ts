@@ -1,0 +1,54 @@
+// Kubeconfig for a running kube-sim: a YAML file for kubectl, options for client-node (stack.md §7).
+import { createRequire } from "node:module";
+import { writeFile } from "node:fs/promises";
+import { stringify } from "yaml";
+
+export interface SimEndpoint {
+  url: string;
+  token?: string;
+}
+
+const NAME = "kube-sim";
+
+/** The token clients send: the configured one, or any token when auth is off. */
+function tokenOf(sim: SimEndpoint): string {
+  return sim.token ?? "kube-sim";
+}
+
+export function kubeconfigYaml(sim: SimEndpoint, namespace = "default"): string {
+  return stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: NAME, cluster: { server: sim.url, "insecure-skip-tls-verify": true } }],
+    users: [{ name: NAME, user: { token: tokenOf(sim) } }],
+    contexts: [{ name: NAME, context: { cluster: NAME, user: NAME, namespace } }],
+    "current-context": NAME,
+    preferences: {},
+  });
+}
+
+export async function writeKubeconfig(sim: SimEndpoint, path: string): Promise<void> {
+  await writeFile(path, kubeconfigYaml(sim), { mode: 0o600 });
+}
+
+/** Options for client-node's `KubeConfig.loadFromOptions`; `http://` needs skipTLSVerify (stack.md pitfall 21). */
+export function kubeConfigOptions(sim: SimEndpoint) {
+  return {
+    clusters: [{ name: NAME, server: sim.url, skipTLSVerify: true }],
+    users: [{ name: NAME, token: tokenOf(sim) }],
+    contexts: [{ name: NAME, cluster: NAME, user: NAME, namespace: "default" }],
+    currentContext: NAME,
+  };
+}
+
+/**
+ * A client-node `KubeConfig` pointing at the simulator. client-node is resolved from the caller's
+ * dependencies (it is a peer, not a dependency of kube-sim); Node >= 20.19 loads its ESM through require.
+ */
+export function kubeConfigFor<T = any>(sim: SimEndpoint, KubeConfigClass?: new () => T): T {
+  type Kc = new () => { loadFromOptions(o: unknown): void };
+  const Ctor = (KubeConfigClass ?? (createRequire(import.meta.url)("@kubernetes/client-node") as { KubeConfig: Kc }).KubeConfig) as unknown as Kc;
+  const kc = new Ctor();
+  kc.loadFromOptions(kubeConfigOptions(sim));
+  return kc as T;
+}

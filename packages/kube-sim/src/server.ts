@@ -1,0 +1,333 @@
+// The kube-sim process: a node:http server on loopback wiring auth, faults, discovery, the admin
+// endpoints and the resource API around one Store.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { handleResource, verbOf, type ApiContext } from "./api.js";
+import { builtinTypes } from "./builtins.js";
+import { installGarbageCollector, installNamespaceController } from "./controllers.js";
+import { installCrdController } from "./crds.js";
+import { DisruptionController } from "./disruption.js";
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from "./discovery.js";
+import { failure, KubeError, notFoundPath, unauthorized, internalError } from "./errors.js";
+import { Faults, parseFaultSpec, mergeFaults, type FaultConfig } from "./faults.js";
+import { acceptsJson, decodeBody, readBody, sendError, sendJson, sendText, sleep } from "./http-util.js";
+import { kubeconfigYaml, writeKubeconfig } from "./kubeconfig.js";
+import { dumpList, dumpToFile, loadFiles, parseObjects, seedObjects } from "./load.js";
+import { timestamp } from "./meta.js";
+import { installCrdSet, type CrdSet } from "./openshift.js";
+import { seededRng } from "./rng.js";
+import { parsePath } from "./router.js";
+import { Store } from "./store.js";
+import type { KubeObject } from "./types.js";
+import type { WatchStream } from "./watch-stream.js";
+
+export interface KubeSimOptions {
+  /** Port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+  host?: string;
+  /** When set, every request needs `Authorization: Bearer <token>` (401 otherwise). */
+  token?: string;
+  /** Watch history kept per type; older resourceVersions get 410. Default 10,000 events. */
+  historyLimit?: number;
+  /** Continue-token lifetime. Default 5 minutes. */
+  continueTtlMs?: number;
+  /** Faults at start: a config object and/or `--fault` spec strings. */
+  faults?: FaultConfig | string[];
+  /** CRD sets to install at start ("openshift" includes the lockstep.io kinds). */
+  crds?: CrdSet | CrdSet[];
+  /** Objects to seed, and YAML/JSON files to load, at start. */
+  objects?: KubeObject[];
+  load?: string[];
+  /** Optional controllers: PDB status (default on), namespace deletion and ownerReference GC (default off). */
+  controllers?: { disruption?: boolean; namespace?: boolean; gc?: boolean };
+  /** Close every watch after this many seconds unless the client asked for a timeout. Default: never. */
+  watchTimeoutSeconds?: number;
+  /** Interval of BOOKMARK events on watches that allow them. Default 10 s. */
+  bookmarkIntervalMs?: number;
+  /** Per-watch output buffer bound; a slower consumer is cut off (it relists). Default 16 MiB. */
+  watchBufferBytes?: number;
+  /** Virtual clock for timestamps, and a seed for uids/generateName (reproducible runs). */
+  clock?: () => Date;
+  seed?: number;
+}
+
+export interface KubeSim {
+  readonly url: string;
+  readonly port: number;
+  readonly token: string | undefined;
+  /** The store: the same write path as the HTTP API (seeding, assertions, direct writes). */
+  readonly store: Store;
+  /** Fault injection, changeable at run time. */
+  readonly faults: Faults;
+  kubeconfig(): string;
+  writeKubeconfig(path: string): Promise<void>;
+  /** Seeds objects (from YAML/JSON text, objects or files). */
+  load(input: { text?: string; objects?: KubeObject[]; files?: string[] }): Promise<number>;
+  dump(path?: string): Promise<KubeObject>;
+  installCrds(set: CrdSet): number;
+  /** Ends every open watch stream now (clients reconnect from their last RV). */
+  dropWatches(): number;
+  /** Forgets watch history so the next watch from an older RV gets 410 (one resource or all). */
+  compact(group?: string, plural?: string): void;
+  /** Makes every outstanding list continue token expire. */
+  expireContinueTokens(): void;
+  stop(): Promise<void>;
+}
+
+function normaliseFaults(f: KubeSimOptions["faults"]): FaultConfig {
+  if (!f) return {};
+  if (Array.isArray(f)) return f.map(parseFaultSpec).reduce(mergeFaults, {});
+  return f;
+}
+
+export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> {
+  const host = opts.host ?? "127.0.0.1";
+  const store = new Store({
+    historyLimit: opts.historyLimit,
+    clock: opts.clock,
+    rng: opts.seed !== undefined ? seededRng(opts.seed) : undefined,
+    continueTtlMs: opts.continueTtlMs,
+  });
+  for (const t of builtinTypes()) store.registry.add(t);
+  const now = () => timestamp(store.clock());
+  installCrdController(store, now);
+  const controllers = { disruption: true, namespace: false, gc: false, ...opts.controllers };
+  const disruption = controllers.disruption ? new DisruptionController(store, now) : undefined;
+  if (controllers.namespace) installNamespaceController(store);
+  if (controllers.gc) installGarbageCollector(store);
+  for (const ns of ["default", "kube-system", "kube-public", "kube-node-lease"]) store.ensureNamespace(ns);
+
+  const faults = new Faults(normaliseFaults(opts.faults));
+  const watches = new Set<WatchStream>();
+  const ctx: ApiContext = {
+    store,
+    faults,
+    disruption,
+    watches,
+    watchTimeoutSeconds: opts.watchTimeoutSeconds,
+    watchBufferBytes: opts.watchBufferBytes ?? 16 * 1024 * 1024,
+  };
+  const sockets = new Set<Socket>();
+  let port = opts.port ?? 0;
+  let stopped = false;
+
+  const dropWatches = (): number => {
+    const n = watches.size;
+    for (const w of [...watches]) w.end();
+    return n;
+  };
+
+  const crdSets = opts.crds === undefined ? [] : Array.isArray(opts.crds) ? opts.crds : [opts.crds];
+  for (const s of crdSets) installCrdSet(store, s);
+  if (opts.objects) seedObjects(store, opts.objects);
+  if (opts.load?.length) await loadFiles(store, opts.load);
+
+  const sim: KubeSim = {
+    url: "",
+    port: 0,
+    token: opts.token,
+    store,
+    faults,
+    kubeconfig: () => kubeconfigYaml(sim),
+    writeKubeconfig: (path) => writeKubeconfig(sim, path),
+    async load(input) {
+      const objs: KubeObject[] = [...(input.objects ?? [])];
+      if (input.text) objs.push(...parseObjects(input.text));
+      let n = seedObjects(store, objs);
+      if (input.files?.length) n += await loadFiles(store, input.files);
+      return n;
+    },
+    async dump(path) {
+      if (path) await dumpToFile(store, path);
+      return dumpList(store);
+    },
+    installCrds: (set) => installCrdSet(store, set),
+    dropWatches,
+    compact(group, plural) {
+      const t = group !== undefined && plural ? store.registry.get(group, plural) : undefined;
+      store.compact(t);
+    },
+    expireContinueTokens: () => store.expireContinueTokens(),
+    stop: async () => {
+      stopped = true;
+      clearInterval(bookmarkTimer);
+      if (dropTimer) clearInterval(dropTimer);
+      if (reopenTimer) clearTimeout(reopenTimer);
+      dropWatches();
+      await closeServer();
+    },
+  };
+
+  const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      await handle(req, res);
+    } catch (err) {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (err instanceof KubeError) sendError(res, err);
+      else sendError(res, internalError(`Internal error occurred: ${(err as Error)?.message ?? String(err)}`, "InternalError"));
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const raw = req.url ?? "/";
+    const qi = raw.indexOf("?");
+    const url = { pathname: qi < 0 ? raw : raw.slice(0, qi), searchParams: new URLSearchParams(qi < 0 ? "" : raw.slice(qi + 1)) };
+    const route = parsePath(url.pathname);
+    if (route.kind === "plain" && ["/healthz", "/livez", "/readyz"].includes(route.path)) return sendText(res, 200, "ok");
+    if (opts.token !== undefined && req.headers.authorization !== `Bearer ${opts.token}`) throw unauthorized();
+    if (route.kind === "admin") return admin(req, res, route.path, url.searchParams);
+    if (!acceptsJson(req.headers.accept))
+      throw new KubeError(failure(406, "only the following media types are accepted: application/json, application/yaml", "NotAcceptable"));
+
+    let verb = "get";
+    let resourceType = undefined as ReturnType<typeof store.registry.resolve>;
+    if (route.kind === "resource") {
+      resourceType = store.registry.resolve(route.group, route.version, route.plural);
+      verb = verbOf(req.method ?? "GET", route, url.searchParams);
+    }
+    const delay = faults.latency();
+    if (delay > 0) await sleep(delay);
+    const injected = faults.errorFor({
+      verb,
+      resource: resourceType,
+      subresource: route.kind === "resource" ? route.subresource : undefined,
+      name: route.kind === "resource" ? route.name : undefined,
+    });
+    if (injected) {
+      await readBody(req).catch(() => undefined);
+      throw injected;
+    }
+
+    switch (route.kind) {
+      case "plain":
+        if (route.path === "/version") return sendJson(res, 200, SERVER_VERSION);
+        throw notFoundPath();
+      case "discovery-root":
+        return sendJson(res, 200, route.core ? apiVersions(`${host}:${port}`) : apiGroupList(store.registry));
+      case "discovery-group": {
+        const g = apiGroup(store.registry, route.group);
+        if (!g) throw notFoundPath();
+        return sendJson(res, 200, g);
+      }
+      case "discovery-version": {
+        const d = apiResourceList(store.registry, route.group, route.version);
+        if (!d) throw notFoundPath();
+        return sendJson(res, 200, d);
+      }
+      case "resource":
+        if (!resourceType) throw notFoundPath();
+        return handleResource(ctx, req, res, route, resourceType, url.searchParams);
+      default:
+        throw notFoundPath();
+    }
+  };
+
+  const admin = async (req: IncomingMessage, res: ServerResponse, path: string, q: URLSearchParams): Promise<void> => {
+    const method = req.method ?? "GET";
+    const body = method === "GET" ? undefined : decodeBody(await readBody(req), req.headers["content-type"]);
+    try {
+      switch (`${method} ${path}`) {
+        case "GET /_sim/faults":
+          return sendJson(res, 200, faults.config);
+        case "POST /_sim/faults":
+        case "PUT /_sim/faults": {
+          const b = (body ?? {}) as { specs?: string[] } & FaultConfig;
+          const cfg = mergeFaults({ ...b, specs: undefined } as FaultConfig, normaliseFaults(b.specs ?? []));
+          delete (cfg as { specs?: unknown }).specs;
+          if (method === "PUT" || q.get("replace") === "true") faults.set(cfg);
+          else faults.add(cfg);
+          return sendJson(res, 200, faults.config);
+        }
+        case "DELETE /_sim/faults":
+          faults.clear();
+          return sendJson(res, 200, faults.config);
+        case "POST /_sim/drop-watches":
+          return sendJson(res, 200, { dropped: dropWatches() });
+        case "POST /_sim/compact":
+          sim.compact(q.get("group") ?? undefined, q.get("resource") ?? undefined);
+          return sendJson(res, 200, { resourceVersion: store.resourceVersion });
+        case "POST /_sim/expire-continue":
+          store.expireContinueTokens();
+          return sendJson(res, 200, {});
+        case "GET /_sim/dump":
+          return sendJson(res, 200, dumpList(store));
+        case "POST /_sim/load": {
+          const items = Array.isArray(body) ? body : body === undefined ? [] : [body];
+          const objs = items.flatMap((x) => parseObjects(JSON.stringify(x), "request body"));
+          return sendJson(res, 200, { loaded: seedObjects(store, objs) });
+        }
+        case "GET /_sim/stats":
+          return sendJson(res, 200, {
+            resourceVersion: store.resourceVersion,
+            watches: watches.size,
+            cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+            objects: Object.fromEntries(store.registry.all().map((t) => [t.group ? `${t.plural}.${t.group}` : t.plural, store.state(t).objects.size])),
+          });
+        default:
+          throw notFoundPath();
+      }
+    } catch (err) {
+      if (err instanceof KubeError) throw err;
+      throw new KubeError(failure(400, (err as Error).message, "BadRequest"));
+    }
+  };
+
+  // Outages in "refuse" mode close the listener so connections are refused, then reopen it.
+  let reopenTimer: NodeJS.Timeout | undefined;
+  let dropTimer: NodeJS.Timeout | undefined;
+  let dropEvery = 0;
+  faults.onChange = () => {
+    if (faults.dropWatchesEveryMs !== dropEvery) {
+      dropEvery = faults.dropWatchesEveryMs;
+      if (dropTimer) clearInterval(dropTimer);
+      dropTimer = dropEvery > 0 ? setInterval(dropWatches, dropEvery) : undefined;
+      dropTimer?.unref();
+    }
+    if (faults.outage() === "refuse" && server.listening && !reopenTimer) {
+      const wait = faults.outageRemainingMs();
+      dropWatches();
+      server.close();
+      for (const s of sockets) s.destroy();
+      reopenTimer = setTimeout(() => {
+        reopenTimer = undefined;
+        if (!stopped) server.listen(port, host);
+      }, wait);
+    }
+  };
+
+  const server: Server = createServer({ keepAlive: true, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => void handler(req, res));
+  server.keepAliveTimeout = 65_000;
+  server.on("connection", (s: Socket) => {
+    s.setNoDelay(true);
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  const closeServer = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      if (!server.listening) return resolve();
+      server.close(() => resolve());
+    });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const addr = server.address();
+  port = typeof addr === "object" && addr ? addr.port : port;
+  (sim as { url: string }).url = `http://${host}:${port}`;
+  (sim as { port: number }).port = port;
+
+  const bookmarkTimer = setInterval(() => {
+    for (const w of watches) if (w.bookmarks) w.bookmark();
+  }, opts.bookmarkIntervalMs ?? 10_000);
+  bookmarkTimer.unref();
+  faults.onChange();
+  return sim;
+}

@@ -1,0 +1,115 @@
+// §18.2: kubectl against kube-sim through a written kubeconfig (http:// + bearer token).
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startKubeSim, type KubeSim } from "../../src/index.js";
+import { until } from "../helpers.js";
+
+function findKubectl(): string {
+  const env = process.env.KUBECTL_BIN;
+  if (env) {
+    if (!existsSync(env)) throw new Error(`KUBECTL_BIN=${env} does not exist`);
+    return env;
+  }
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    const p = join(dir, "kubectl");
+    if (dir && existsSync(p)) return p;
+  }
+  throw new Error("kubectl not found: install it (Debian package kubernetes-client) or set KUBECTL_BIN");
+}
+
+let sim: KubeSim;
+let dir: string;
+let kubeconfig: string;
+let bin: string;
+
+// Asynchronous on purpose: the server runs in this process, so a blocking spawn would starve it.
+function kubectl(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ["--kubeconfig", kubeconfig, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, out, err }));
+  });
+}
+
+async function ok(...args: string[]): Promise<string> {
+  const r = await kubectl(...args);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed (${r.code}): ${r.err}`);
+  return r.out;
+}
+
+beforeAll(async () => {
+  bin = findKubectl();
+  // Auth off: the kubectl on these machines (v1.32.4-dispatcher) sends no bearer token to an http://
+  // server, unlike kubectl 1.20.2 (kube-api.md §18.2). The kubeconfig still carries a token.
+  sim = await startKubeSim({ crds: "openshift" });
+  dir = mkdtempSync(join(tmpdir(), "kube-sim-kubectl-"));
+  kubeconfig = join(dir, "kubeconfig");
+  await sim.writeKubeconfig(kubeconfig);
+});
+afterAll(async () => {
+  await sim?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("kubectl", () => {
+  it("apply --validate=false, get, get -o json", async () => {
+    const file = join(dir, "objs.yaml");
+    writeFileSync(
+      file,
+      [
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: k1\n  labels: {pool: worker}\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kc\n  namespace: default\ndata:\n  a: '1'\n",
+        "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata:\n  name: worker\nspec:\n  paused: false\n",
+      ].join("---\n"),
+    );
+    expect(await ok("apply", "--validate=false", "-f", file)).toMatch(/node\/k1 created[\s\S]*configmap\/kc created[\s\S]*machineconfigpool.machineconfiguration.openshift.io\/worker created/);
+    expect(await ok("apply", "--validate=false", "-f", file)).toMatch(/node\/k1 unchanged/);
+    expect(await ok("get", "nodes", "-o", "name")).toContain("node/k1");
+    expect(await ok("get", "mcp")).toMatch(/worker/);
+    const json = JSON.parse(await ok("get", "node", "k1", "-o", "json"));
+    expect(json.metadata.labels).toEqual({ pool: "worker" });
+    expect(json.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await ok("get", "nodes", "-l", "pool=worker", "-o", "name")).trim()).toBe("node/k1");
+    expect((await kubectl("get", "node", "nope")).err).toContain('nodes "nope" not found');
+  });
+
+  it("patch (strategic and --type merge), with 'no change' for a no-op", async () => {
+    expect(await ok("patch", "node", "k1", "-p", '{"spec":{"unschedulable":true}}')).toMatch(/patched/);
+    expect((await ok("get", "nodes", "--field-selector", "spec.unschedulable=true", "-o", "name")).trim()).toBe("node/k1");
+    expect(await ok("patch", "configmap", "kc", "--type", "merge", "-p", '{"data":{"b":"2"}}')).toContain("configmap/kc patched");
+    expect(await ok("patch", "configmap", "kc", "--type", "merge", "-p", '{"data":{"b":"2"}}')).toContain("patched (no change)");
+    expect(await ok("patch", "mcp", "worker", "--type", "merge", "-p", '{"spec":{"paused":true}}')).toContain("patched");
+    expect(JSON.parse(await ok("get", "mcp", "worker", "-o", "json")).spec.paused).toBe(true);
+  });
+
+  it("get -w observes a change", async () => {
+    const child = spawn(bin, ["--kubeconfig", kubeconfig, "get", "configmap", "kc", "-w", "-o", "jsonpath={.data.w}{\"\\n\"}"], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    const seen = new Promise<void>((resolve) => {
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("changed")) resolve();
+      });
+    });
+    // Change the object only once kubectl's watch is registered on the server.
+    await until(() => sim.store.watchers().length > 0, "kubectl watch");
+    const nsType = sim.store.registry.get("", "configmaps")!;
+    sim.store.patch(nsType, "default", "kc", "application/merge-patch+json", { data: { w: "changed" } });
+    await seen;
+    child.kill();
+    expect(out).toContain("changed");
+  });
+
+  it("delete", async () => {
+    expect(await ok("delete", "configmap", "kc")).toContain('configmap "kc" deleted');
+    expect(await ok("delete", "node", "k1", "--wait=false")).toContain('node "k1" deleted');
+    expect((await ok("get", "nodes", "-o", "name")).trim()).toBe("");
+  });
+});

@@ -1,0 +1,230 @@
+// A list+watch informer that never gives up. client-node 1.4's own informer stops for good on any
+// non-410 error (kube-api.md §18.1); this one restarts after every error with capped exponential
+// backoff, relists on 410, diffs a relist against its cache (so deletions missed while disconnected
+// are reported), and reports a resource whose API is not served (missing CRD) instead of failing.
+import { KubernetesObjectApi, Watch, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
+import type { Logger } from "pino";
+import { statusCode } from "./errors.js";
+import { collectionPath, type ResourceType } from "./resources.js";
+
+export interface InformerHandlers<T extends KubernetesObject> {
+  add?(obj: T): void;
+  update?(obj: T, old: T): void;
+  delete?(obj: T): void;
+  /** After every complete list has been applied (the first one = initial sync). */
+  listed?(info: { initial: boolean; count: number }): void;
+  /** The API does not serve this resource (HTTP 404 on list). Retried slowly. */
+  missing?(): void;
+  /** Any list/watch error; the informer restarts by itself. */
+  error?(err: unknown): void;
+}
+
+export interface InformerOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  logger?: Logger;
+  /** Backoff after errors: starts here, doubles, capped at maxBackoffMs. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Retry interval while the resource is not served. */
+  missingRetryMs?: number;
+  /** Server-side watch timeout; the watch is re-opened from the last resourceVersion. */
+  watchTimeoutSeconds?: number;
+  /**
+   * What the cache keeps of each object (default: all of it). Handlers always get the whole object
+   * as received; `list()`, `get()` and the `old`/deleted objects handed to handlers are what was kept.
+   * A consumer that only needs identity keeps `metadataOnly` and saves most of the memory.
+   */
+  keep?: (obj: KubernetesObject) => KubernetesObject;
+  /** Objects per list page (an expired continue token restarts the list). Default 500. */
+  pageSize?: number;
+}
+
+/** Keeps apiVersion, kind and the identifying metadata only. */
+export function metadataOnly(o: KubernetesObject): KubernetesObject {
+  const m = o.metadata ?? {};
+  return { apiVersion: o.apiVersion, kind: o.kind, metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion } };
+}
+
+const keyOf = (o: KubernetesObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+
+export class Informer<T extends KubernetesObject> {
+  private readonly cache = new Map<string, T>();
+  private resourceVersion = "";
+  private stopped = true;
+  private request: AbortController | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private backoffMs: number;
+  private listedOnce = false;
+  private readonly api: KubernetesObjectApi;
+  private readonly watch: Watch;
+
+  constructor(
+    kc: KubeConfig,
+    readonly resource: ResourceType,
+    private readonly handlers: InformerHandlers<T>,
+    private readonly o: InformerOptions = {},
+  ) {
+    this.api = KubernetesObjectApi.makeApiClient(kc);
+    this.watch = new Watch(kc);
+    this.backoffMs = o.minBackoffMs ?? 200;
+  }
+
+  get synced(): boolean {
+    return this.listedOnce;
+  }
+
+  list(): T[] {
+    return [...this.cache.values()];
+  }
+
+  get(name: string, namespace = ""): T | undefined {
+    return this.cache.get(`${namespace}/${name}`);
+  }
+
+  start(signal?: AbortSignal): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    signal?.addEventListener("abort", () => this.stop(), { once: true });
+    void this.cycle();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.request?.abort();
+    this.request = undefined;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.cycle(), ms);
+  }
+
+  private fail(err: unknown): void {
+    if (this.stopped) return;
+    const code = statusCode(err);
+    if (code === 410) {
+      // Our resourceVersion was compacted away: relist at once.
+      this.resourceVersion = "";
+      this.schedule(0);
+      return;
+    }
+    if (code === 404) {
+      this.handlers.missing?.();
+      this.schedule(this.o.missingRetryMs ?? 30_000);
+      return;
+    }
+    this.handlers.error?.(err);
+    this.o.logger?.warn({ err: String((err as Error)?.message ?? err), resource: this.resource.plural, retryMs: this.backoffMs }, "informer error; restarting");
+    const wait = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, this.o.maxBackoffMs ?? 30_000);
+    this.schedule(wait);
+  }
+
+  private async cycle(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      if (!this.resourceVersion) await this.relist();
+      if (this.stopped) return;
+      await this.openWatch();
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private async relist(): Promise<void> {
+    // Paged: a 10,000-node list in one response costs hundreds of MB at its peak.
+    const items: T[] = [];
+    let cont: string | undefined;
+    let resourceVersion = "";
+    do {
+      const page = await this.api.list<T>(
+        this.resource.apiVersion,
+        this.resource.kind,
+        this.o.namespace,
+        undefined,
+        undefined,
+        undefined,
+        this.o.fieldSelector,
+        this.o.labelSelector,
+        this.o.pageSize ?? 500,
+        cont,
+      );
+      if (this.stopped) return;
+      for (const item of page.items) items.push(item);
+      cont = page.metadata?._continue || undefined;
+      resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+    } while (cont);
+    const list = { items, metadata: { resourceVersion } };
+    if (this.stopped) return;
+    const seen = new Set<string>();
+    for (const item of list.items) {
+      // Lists carry no kind/apiVersion per item; restore them so consumers see whole objects.
+      const obj = { apiVersion: this.resource.apiVersion, kind: this.resource.kind, ...item } as T;
+      const k = keyOf(obj);
+      seen.add(k);
+      this.upsert(obj);
+    }
+    for (const [k, old] of this.cache) {
+      if (!seen.has(k)) {
+        this.cache.delete(k);
+        this.handlers.delete?.(old);
+      }
+    }
+    this.resourceVersion = list.metadata?.resourceVersion ?? "";
+    const initial = !this.listedOnce;
+    this.listedOnce = true;
+    this.handlers.listed?.({ initial, count: this.cache.size });
+  }
+
+  private upsert(obj: T): void {
+    const k = keyOf(obj);
+    const old = this.cache.get(k);
+    this.cache.set(k, (this.o.keep ? this.o.keep(obj) : obj) as T);
+    if (!old) this.handlers.add?.(obj);
+    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.handlers.update?.(obj, old);
+  }
+
+  private async openWatch(): Promise<void> {
+    const query: Record<string, string | number | boolean> = {
+      resourceVersion: this.resourceVersion,
+      allowWatchBookmarks: true,
+      timeoutSeconds: this.o.watchTimeoutSeconds ?? 300,
+    };
+    if (this.o.labelSelector) query.labelSelector = this.o.labelSelector;
+    if (this.o.fieldSelector) query.fieldSelector = this.o.fieldSelector;
+    let gone = false;
+    this.request = await this.watch.watch(
+      collectionPath(this.resource, this.o.namespace),
+      query,
+      (type: string, obj: any) => {
+        if (this.stopped) return;
+        if (type === "ERROR") {
+          if (obj?.code === 410) gone = true;
+          return;
+        }
+        if (type === "ADDED" || type === "MODIFIED") this.upsert({ apiVersion: this.resource.apiVersion, kind: this.resource.kind, ...obj });
+        else if (type === "DELETED") {
+          const k = keyOf(obj);
+          const old = this.cache.get(k);
+          this.cache.delete(k);
+          if (old) this.handlers.delete?.({ ...old, ...obj });
+        }
+        if (obj?.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
+        this.backoffMs = this.o.minBackoffMs ?? 200; // healthy again
+      },
+      (err: unknown) => {
+        this.request = undefined;
+        if (this.stopped) return;
+        if (gone) {
+          this.resourceVersion = "";
+          this.schedule(0);
+        } else if (err) this.fail(err);
+        else this.schedule(100); // clean close (timeout): resume from the last resourceVersion, without a hot loop
+      },
+    );
+  }
+}

@@ -1,0 +1,5 @@
+export * from "./nats-server.js";
+export * from "./ports.js";
+export * from "./process.js";
+export * from "./services.js";
+export * from "./system.js";

@@ -1,0 +1,83 @@
+// A child process with its output in a log file, readiness by polling its /readyz, and kill/restart
+// for fault tests.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, type WriteStream } from "node:fs";
+
+export interface ManagedProcessOptions {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  logFile: string;
+  /** URL polled until it answers 200. */
+  readyUrl?: string;
+}
+
+export class ManagedProcess {
+  private child: ChildProcess | undefined;
+  private log: WriteStream | undefined;
+  private exitListeners: Array<(code: number | null, signal: NodeJS.Signals | null) => void> = [];
+  private expectedExit = false;
+
+  constructor(readonly o: ManagedProcessOptions) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Called when the process exits without being asked to (a crash). */
+  onUnexpectedExit(l: (code: number | null, signal: NodeJS.Signals | null) => void): void {
+    this.exitListeners.push(l);
+  }
+
+  start(): void {
+    this.log = createWriteStream(this.o.logFile, { flags: "a" });
+    this.expectedExit = false;
+    const child = spawn(this.o.command, this.o.args, { env: { ...process.env, ...this.o.env }, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout!.pipe(this.log, { end: false });
+    child.stderr!.pipe(this.log, { end: false });
+    child.on("exit", (code, signal) => {
+      if (!this.expectedExit) for (const l of this.exitListeners) l(code, signal);
+    });
+    this.child = child;
+  }
+
+  async waitReady(timeoutMs = 30_000): Promise<void> {
+    if (!this.o.readyUrl) return;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (!this.running) throw new Error(`${this.o.name} exited before it was ready (see ${this.o.logFile})`);
+      try {
+        const res = await fetch(this.o.readyUrl);
+        if (res.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) throw new Error(`${this.o.name} not ready after ${timeoutMs} ms (see ${this.o.logFile})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** Sends a signal and waits for the exit; SIGKILL after `graceMs`. */
+  async stop(signal: NodeJS.Signals = "SIGTERM", graceMs = 10_000): Promise<number | null> {
+    const child = this.child;
+    if (!child || !this.running) return child?.exitCode ?? null;
+    this.expectedExit = true;
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  }
+
+  async restart(): Promise<void> {
+    await this.stop("SIGKILL");
+    this.start();
+    await this.waitReady();
+  }
+}

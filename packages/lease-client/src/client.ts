@@ -1,0 +1,222 @@
+// acquireLease: one node lease held through the lease-coordinator, renewed automatically. The
+// handle's `signal` aborts when the hold is lost (renew refused K times in a row, or no successful
+// renew within the renew deadline), which is before the lease can expire for anyone else: the
+// guarded work must stop there (the lease does not fence, node-leases.md pitfall 24).
+import * as grpc from "@grpc/grpc-js";
+import {
+  LeaseServiceClient,
+  type AcquireResponse,
+  type NodeLease,
+  type OperationType,
+  type ReleaseResponse,
+  type RenewResponse,
+  type Warning,
+} from "@lockstep/contracts";
+import { afterRenew, defaultTimings, validateHolderTimings, type HolderState, type HolderTimings, type HolderVerdict, type RenewResult } from "./health.js";
+import { toOperationType, type OperationName } from "./operation.js";
+
+export interface AcquireLeaseOptions {
+  /** host:port of the lease-coordinator's gRPC service. */
+  address: string;
+  node: string;
+  operation: OperationType | OperationName | string;
+  holder: string;
+  reason: string;
+  durationSeconds: number;
+  /** Wait in line up to this long instead of being denied at once. */
+  waitSeconds?: number;
+  force?: boolean;
+  /** Renew timing; defaults from the duration (defaultTimings). */
+  timings?: Partial<Omit<HolderTimings, "leaseDurationSeconds">>;
+  credentials?: grpc.ChannelCredentials;
+  /** Share one client between many leases (not closed by the handle). */
+  client?: LeaseServiceClient;
+  /** Told about every change of the hold's state. */
+  onStateChange?(state: HolderVerdict | "released", reason: string): void;
+}
+
+export interface LeaseHandle {
+  readonly node: string;
+  readonly holder: string;
+  /** The lease as last granted or renewed. */
+  readonly lease: NodeLease;
+  readonly warnings: Warning[];
+  /** Aborts (with the reason) when the hold is lost; never on a voluntary release. */
+  readonly signal: AbortSignal;
+  readonly state: HolderVerdict | "released";
+  /** Stops renewing (waiting for a renew in flight) and releases the node. */
+  release(): Promise<void>;
+}
+
+export class LeaseDeniedError extends Error {
+  override name = "LeaseDeniedError";
+  constructor(
+    readonly node: string,
+    readonly reason: string,
+    readonly current: NodeLease | undefined,
+    readonly retryAfterSeconds: number,
+    readonly warnings: Warning[],
+  ) {
+    super(`lease on ${node} denied: ${reason}`);
+  }
+}
+
+type Unary<Req, Res> = (req: Req, md: grpc.Metadata, opts: Partial<grpc.CallOptions>, cb: (err: grpc.ServiceError | null, res: Res) => void) => unknown;
+
+function unary<Req, Res>(client: LeaseServiceClient, method: "acquire" | "renew" | "release", req: Req, deadlineMs?: number): Promise<Res> {
+  const fn = (client[method] as unknown as Unary<Req, Res>).bind(client);
+  const opts: Partial<grpc.CallOptions> = deadlineMs !== undefined ? { deadline: new Date(Date.now() + deadlineMs) } : {};
+  return new Promise((resolve, reject) => fn(req, new grpc.Metadata(), opts, (err, res) => (err ? reject(err) : resolve(res))));
+}
+
+/** Acquires the node or throws LeaseDeniedError (or the gRPC error, e.g. INVALID_ARGUMENT). */
+export async function acquireLease(o: AcquireLeaseOptions): Promise<LeaseHandle> {
+  const timings: HolderTimings = { ...defaultTimings(o.durationSeconds, o.timings) };
+  const problems = validateHolderTimings(timings);
+  if (problems.length > 0) throw new Error(`invalid lease timings: ${problems.join("; ")}`);
+  const operation = toOperationType(o.operation);
+  const owned = o.client === undefined;
+  const client = o.client ?? new LeaseServiceClient(o.address, o.credentials ?? grpc.credentials.createInsecure());
+  let res: AcquireResponse;
+  try {
+    res = await unary<object, AcquireResponse>(client, "acquire", {
+      node: o.node,
+      operation,
+      holder: o.holder,
+      reason: o.reason,
+      durationSeconds: o.durationSeconds,
+      waitSeconds: o.waitSeconds ?? 0,
+      force: o.force ?? false,
+    });
+  } catch (err) {
+    if (owned) client.close();
+    throw err;
+  }
+  if (!res.granted || !res.lease) {
+    if (owned) client.close();
+    throw new LeaseDeniedError(o.node, res.deniedReason, res.current, res.retryAfterSeconds, res.warnings);
+  }
+  return new RenewingLease(o, client, owned, res.lease, res.warnings, timings);
+}
+
+class RenewingLease implements LeaseHandle {
+  private readonly lost = new AbortController();
+  private current: NodeLease;
+  private health: HolderState;
+  private verdict: HolderVerdict | "released" = "holding";
+  private timer: NodeJS.Timeout | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly o: AcquireLeaseOptions,
+    private readonly client: LeaseServiceClient,
+    private readonly owned: boolean,
+    lease: NodeLease,
+    readonly warnings: Warning[],
+    private readonly timings: HolderTimings,
+  ) {
+    this.current = lease;
+    this.health = { lastRenewedMs: Date.now(), consecutiveLosses: 0 };
+    this.armWatchdog();
+    this.schedule();
+  }
+
+  get node(): string {
+    return this.o.node;
+  }
+  get holder(): string {
+    return this.o.holder;
+  }
+  get lease(): NodeLease {
+    return this.current;
+  }
+  get signal(): AbortSignal {
+    return this.lost.signal;
+  }
+  get state(): HolderVerdict | "released" {
+    return this.verdict;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.inFlight = this.renewOnce().finally(() => {
+        this.inFlight = undefined;
+        this.schedule();
+      });
+    }, this.timings.retryPeriodSeconds * 1000);
+  }
+
+  /** Declares loss at the renew deadline even if a renew call hangs. */
+  private armWatchdog(): void {
+    clearTimeout(this.watchdog);
+    const due = this.health.lastRenewedMs + this.timings.renewDeadlineSeconds * 1000 - Date.now();
+    this.watchdog = setTimeout(() => this.judge("error", "no successful renew within the renew deadline"), Math.max(0, due));
+  }
+
+  private async renewOnce(): Promise<void> {
+    let result: RenewResult;
+    let why = "";
+    try {
+      const budget = this.health.lastRenewedMs + this.timings.renewDeadlineSeconds * 1000 - Date.now();
+      const res = await unary<object, RenewResponse>(this.client, "renew", { node: this.o.node, holder: this.o.holder }, Math.max(1, budget));
+      if (res.lease) this.current = res.lease;
+      result = "renewed";
+    } catch (err) {
+      const e = err as grpc.ServiceError;
+      result = e.code === grpc.status.FAILED_PRECONDITION ? "refused" : "error";
+      why = e.details || e.message;
+    }
+    if (!this.stopped) this.judge(result, why);
+  }
+
+  private judge(result: RenewResult, why: string): void {
+    if (this.stopped) return;
+    const { state, verdict } = afterRenew(this.health, result, Date.now(), this.timings);
+    this.health = state;
+    if (result === "renewed") this.armWatchdog();
+    if (verdict !== this.verdict) {
+      this.verdict = verdict;
+      this.o.onStateChange?.(verdict, why);
+    }
+    if (verdict === "lost") {
+      this.stop();
+      this.lost.abort(new Error(`lease on ${this.o.node} lost: ${why || "renew refused"}`));
+      if (this.owned) this.client.close();
+    }
+  }
+
+  private stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.watchdog);
+  }
+
+  async release(): Promise<void> {
+    if (this.verdict === "released") return;
+    const wasLost = this.verdict === "lost";
+    this.stop();
+    // A renew still in flight must not land after the release (scenario 14).
+    await this.inFlight;
+    this.verdict = "released";
+    if (wasLost) return;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await unary<object, ReleaseResponse>(this.client, "release", { node: this.o.node, holder: this.o.holder }, 10_000);
+          break;
+        } catch (err) {
+          const e = err as grpc.ServiceError;
+          // Someone else holds it now: nothing of ours is left to release.
+          if (e.code === grpc.status.FAILED_PRECONDITION) break;
+          if (attempt >= 2) throw err;
+        }
+      }
+      this.o.onStateChange?.("released", "released by the holder");
+    } finally {
+      if (this.owned) this.client.close();
+    }
+  }
+}

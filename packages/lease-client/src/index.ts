@@ -1,0 +1,5 @@
+// @lockstep/lease-client: hold node leases through the lease-coordinator with automatic renewal.
+export { acquireLease, LeaseDeniedError, type AcquireLeaseOptions, type LeaseHandle } from "./client.js";
+export { CoordinatorNodeLeaser, type CoordinatorLeaserOptions, type DisruptionKind, type NodeLeaser } from "./node-leaser.js";
+export { afterRenew, defaultTimings, validateHolderTimings, type HolderTimings, type HolderVerdict, type RenewResult } from "./health.js";
+export { toOperationType, type OperationName } from "./operation.js";

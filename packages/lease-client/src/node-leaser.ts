@@ -1,0 +1,91 @@
+// NodeLeaser for cluster-sim's actors (structurally the same interface as @lockstep/cluster-sim's
+// NodeLeaser, which this package does not depend on): one renewing lease per node and kind.
+import * as grpc from "@grpc/grpc-js";
+import { LeaseServiceClient, OperationType } from "@lockstep/contracts";
+import { acquireLease, LeaseDeniedError, type LeaseHandle } from "./client.js";
+import type { HolderTimings } from "./health.js";
+
+export type DisruptionKind = "Update" | "Remediation" | "Maintenance";
+
+export interface NodeLeaser {
+  /** True when `kind` may disrupt `node` now; the caller must release it when done. */
+  acquire(node: string, kind: DisruptionKind): Promise<boolean>;
+  release(node: string, kind: DisruptionKind): Promise<void>;
+}
+
+const OPERATION: Record<DisruptionKind, OperationType> = {
+  Update: OperationType.OPERATION_TYPE_UPDATE,
+  Remediation: OperationType.OPERATION_TYPE_FENCE,
+  Maintenance: OperationType.OPERATION_TYPE_MAINTENANCE,
+};
+
+export interface CoordinatorLeaserOptions {
+  address: string;
+  /** Holder identity prefix; the kind is appended (`<holder>/<kind>`). */
+  holder: string;
+  durationSeconds?: number;
+  timings?: Partial<Omit<HolderTimings, "leaseDurationSeconds">>;
+  credentials?: grpc.ChannelCredentials;
+  /** The hold on `node` was lost: the actor must stop disrupting it. */
+  onLost?(node: string, kind: DisruptionKind, reason: string): void;
+}
+
+export class CoordinatorNodeLeaser implements NodeLeaser {
+  private readonly client: LeaseServiceClient;
+  private readonly handles = new Map<string, LeaseHandle>();
+
+  constructor(private readonly o: CoordinatorLeaserOptions) {
+    this.client = new LeaseServiceClient(o.address, o.credentials ?? grpc.credentials.createInsecure());
+  }
+
+  private key(node: string, kind: DisruptionKind): string {
+    return `${kind}/${node}`;
+  }
+
+  /** The hold's signal (aborts on loss), while held. */
+  signalFor(node: string, kind: DisruptionKind): AbortSignal | undefined {
+    return this.handles.get(this.key(node, kind))?.signal;
+  }
+
+  async acquire(node: string, kind: DisruptionKind): Promise<boolean> {
+    const key = this.key(node, kind);
+    const existing = this.handles.get(key);
+    if (existing && !existing.signal.aborted) return true;
+    this.handles.delete(key);
+    try {
+      const handle = await acquireLease({
+        address: this.o.address,
+        client: this.client,
+        node,
+        operation: OPERATION[kind],
+        holder: `${this.o.holder}/${kind.toLowerCase()}`,
+        reason: `${kind} by ${this.o.holder}`,
+        durationSeconds: this.o.durationSeconds ?? 60,
+        timings: this.o.timings,
+      });
+      this.handles.set(key, handle);
+      handle.signal.addEventListener("abort", () => {
+        if (this.handles.get(key) === handle) this.handles.delete(key);
+        this.o.onLost?.(node, kind, String((handle.signal.reason as Error)?.message ?? handle.signal.reason));
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof LeaseDeniedError) return false;
+      throw err;
+    }
+  }
+
+  async release(node: string, kind: DisruptionKind): Promise<void> {
+    const key = this.key(node, kind);
+    const handle = this.handles.get(key);
+    this.handles.delete(key);
+    await handle?.release();
+  }
+
+  /** Releases every hold and closes the connection. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.handles.values()].map((h) => h.release()));
+    this.handles.clear();
+    this.client.close();
+  }
+}

@@ -1,0 +1,151 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { baseConfigSchema, ConfigError, env, loadConfig, parseConfig, serviceConfigSchema } from "./config.js";
+
+describe("parseConfig", () => {
+  it("applies defaults to the base config", () => {
+    const r = parseConfig(baseConfigSchema, { NATS_URL: "nats://127.0.0.1:4222" });
+    expect(r).toEqual({
+      ok: true,
+      config: {
+        LOG_LEVEL: "info",
+        HTTP_PORT: 8080,
+        GRPC_PORT: 9090,
+        GRPC_TLS_REQUIRE_CLIENT_CERT: false,
+        NATS_URL: ["nats://127.0.0.1:4222"],
+        SHUTDOWN_TIMEOUT: 25_000,
+      },
+    });
+  });
+
+  it("lists every problem at once, each naming its variable", () => {
+    const r = parseConfig(baseConfigSchema, {
+      GRPC_PORT: "70000",
+      HTTP_PORT: "http",
+      LOG_LEVEL: "loud",
+      SHUTDOWN_TIMEOUT: "30",
+      GRPC_TLS_REQUIRE_CLIENT_CERT: "maybe",
+    });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors).toEqual([
+      "LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent",
+      "HTTP_PORT: expected a port number 0-65535",
+      "GRPC_PORT: expected a port number 0-65535",
+      "GRPC_TLS_REQUIRE_CLIENT_CERT: expected true or false",
+      "NATS_URL: required",
+      'SHUTDOWN_TIMEOUT: expected a duration such as "500ms", "30s", "5m" or "1h30m"',
+    ]);
+  });
+
+  it("treats empty values as unset", () => {
+    const r = parseConfig(baseConfigSchema, { NATS_URL: "  ", HTTP_PORT: "" });
+    expect(r).toEqual({ ok: false, errors: ["NATS_URL: required"] });
+  });
+
+  it("checks variables that go together", () => {
+    const r = parseConfig(baseConfigSchema, {
+      NATS_URL: "nats://a:4222, nats://b:4222",
+      GRPC_TLS_CERT: "/tls/tls.crt",
+      GRPC_TLS_REQUIRE_CLIENT_CERT: "true",
+      NATS_USER: "lockstep",
+      NATS_TOKEN: "t0ken",
+    });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors).toEqual([
+      "GRPC_TLS_KEY: required when GRPC_TLS_CERT is set",
+      "GRPC_TLS_CA: required when GRPC_TLS_REQUIRE_CLIENT_CERT is true",
+      "NATS_PASSWORD: required when NATS_USER is set",
+      "NATS_USER: only one NATS auth method may be set (found NATS_TOKEN, NATS_USER)",
+    ]);
+  });
+
+  it("extends the base with a service's own variables, typed", () => {
+    const schema = serviceConfigSchema({
+      RESYNC_PERIOD: env.duration().default(600_000),
+      WORKERS: env.int({ min: 1, max: 64 }).default(4),
+      WATCH_NAMESPACES: env.list().optional(),
+      DRY_RUN: env.bool().default(false),
+    });
+    const r = parseConfig(schema, {
+      NATS_URL: "nats://x:4222",
+      RESYNC_PERIOD: "1h30m",
+      WATCH_NAMESPACES: "a, b,,c",
+      DRY_RUN: "YES",
+      LOG_LEVEL: "DEBUG",
+      GRPC_PORT: "0",
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const c = r.config;
+    const workers: number = c.WORKERS;
+    expect({ ...c, workers }).toMatchObject({
+      RESYNC_PERIOD: 5_400_000,
+      WORKERS: 4,
+      workers: 4,
+      WATCH_NAMESPACES: ["a", "b", "c"],
+      DRY_RUN: true,
+      LOG_LEVEL: "debug",
+      GRPC_PORT: 0,
+    });
+    const bad = parseConfig(schema, { NATS_URL: "n", WORKERS: "65" });
+    expect(bad).toEqual({ ok: false, errors: ["WORKERS: expected an integer 1..64"] });
+  });
+
+  it("works with any zod object schema", () => {
+    expect(parseConfig(z.object({ KUBECONFIG: z.string() }), {})).toEqual({ ok: false, errors: ["KUBECONFIG: required"] });
+  });
+});
+
+describe("loadConfig", () => {
+  it("throws a ConfigError carrying every problem", () => {
+    let caught: unknown;
+    try {
+      loadConfig(baseConfigSchema, { GRPC_PORT: "x" });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).errors).toEqual(["GRPC_PORT: expected a port number 0-65535", "NATS_URL: required"]);
+  });
+});
+
+describe("parseConfig with several kinds of problem", () => {
+  it("reports variable pairs together with single-variable errors", () => {
+    const r = parseConfig(baseConfigSchema, { GRPC_TLS_CERT: "/tls/tls.crt", GRPC_TLS_REQUIRE_CLIENT_CERT: "maybe" });
+    expect(r).toEqual({
+      ok: false,
+      errors: [
+        "GRPC_TLS_REQUIRE_CLIENT_CERT: expected true or false",
+        "NATS_URL: required",
+        "GRPC_TLS_KEY: required when GRPC_TLS_CERT is set",
+      ],
+    });
+  });
+});
+
+describe("loadConfigOrExit", () => {
+  const fixture = fileURLToPath(new URL("../test/fixtures/config-child.ts", import.meta.url));
+  const runChild = (environment: Record<string, string>) =>
+    spawnSync(process.execPath, ["--import", "tsx", fixture], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      env: { PATH: process.env.PATH ?? "", ...environment },
+      encoding: "utf8",
+    });
+
+  it("prints every problem to stderr and exits with code 2", () => {
+    const r = runChild({ GRPC_PORT: "99999" });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe("invalid configuration:\n  GRPC_PORT: expected a port number 0-65535\n  NATS_URL: required\n");
+  });
+
+  it("returns the config when it is valid", () => {
+    const r = runChild({ NATS_URL: "nats://127.0.0.1:4222" });
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ natsUrl: ["nats://127.0.0.1:4222"] });
+  });
+});

@@ -1,0 +1,77 @@
+import { hostname } from "node:os";
+import { env, serviceConfigSchema } from "@lockstep/runtime";
+import { z } from "zod";
+import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "./policy/index.js";
+
+/**
+ * lease-coordinator settings (plus the runtime's base variables):
+ *
+ * | variable | meaning | default |
+ * |---|---|---|
+ * | KUBECONFIG | kubeconfig file; in-cluster config when unset inside a pod | client-node default |
+ * | LEASE_NAMESPACE | namespace of Lockstep's node and budget-slot Leases | lockstep-leases |
+ * | LEASE_FOREIGN_SOURCES | `namespace:naming` pairs (naming `node` or `medik8s`) whose Leases are respected | medik8s-leases:medik8s,kube-node-maintenance:node |
+ * | LEASE_POLICY | JSON object overriding fields of the default conflict/budget policy (policy/config.ts) | {} |
+ * | SWEEP_INTERVAL | how often expired leases are looked for (lease.expired events) | 2s |
+ * | BUDGET_RESYNC | how often budget status is re-evaluated without any change (schedules open and close) | 30s |
+ * | COORDINATOR_ID | this replica's name in events and logs | hostname |
+ * | GRPC_PORT / HTTP_PORT | LeaseService / health and metrics | 9091 / 8091 |
+ */
+export const leaseCoordinatorConfigSchema = serviceConfigSchema({
+  GRPC_PORT: env.port().default(9091),
+  HTTP_PORT: env.port().default(8091),
+  KUBECONFIG: env.string().optional(),
+  LEASE_NAMESPACE: env.string().default("lockstep-leases"),
+  LEASE_FOREIGN_SOURCES: env.list().default(["medik8s-leases:medik8s", "kube-node-maintenance:node"]),
+  LEASE_POLICY: env.string().default("{}"),
+  SWEEP_INTERVAL: env.duration().default(2_000),
+  BUDGET_RESYNC: env.duration().default(30_000),
+  COORDINATOR_ID: env.string().optional(),
+}).superRefine((c, ctx) => {
+  const { errors } = policyFromSettings(c as Settings);
+  for (const message of errors) ctx.addIssue({ code: "custom", path: [message.startsWith("LEASE_") ? message.split(":")[0]! : "LEASE_POLICY"], message: message.replace(/^LEASE_[A-Z_]+: /, "") });
+});
+
+export type LeaseCoordinatorConfig = z.output<typeof leaseCoordinatorConfigSchema>;
+
+type Settings = Pick<LeaseCoordinatorConfig, "LEASE_NAMESPACE" | "LEASE_FOREIGN_SOURCES" | "LEASE_POLICY">;
+
+function parseSources(items: readonly string[], errors: string[]): ForeignLeaseSource[] {
+  const out: ForeignLeaseSource[] = [];
+  for (const item of items) {
+    const [namespace = "", naming = "", ...rest] = item.split(":");
+    if (rest.length > 0 || (naming !== "node" && naming !== "medik8s") || namespace === "") {
+      errors.push(`LEASE_FOREIGN_SOURCES: "${item}" is not namespace:node or namespace:medik8s`);
+      continue;
+    }
+    out.push({ namespace, naming });
+  }
+  return out;
+}
+
+/** The validated policy for these settings, or every problem (each prefixed with its variable). */
+export function policyFromSettings(s: Settings): { policy: PolicyConfig; errors: string[] } {
+  const errors: string[] = [];
+  let overrides: Partial<PolicyConfig> = {};
+  if (typeof s.LEASE_POLICY === "string") {
+    try {
+      const parsed: unknown = JSON.parse(s.LEASE_POLICY);
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) errors.push("LEASE_POLICY: expected a JSON object");
+      else overrides = parsed as Partial<PolicyConfig>;
+    } catch (err) {
+      errors.push(`LEASE_POLICY: not valid JSON (${(err as Error).message})`);
+    }
+  }
+  const sources = Array.isArray(s.LEASE_FOREIGN_SOURCES) ? parseSources(s.LEASE_FOREIGN_SOURCES, errors) : [];
+  const { policy, errors: policyErrors } = validatePolicy({
+    ...overrides,
+    namespace: typeof s.LEASE_NAMESPACE === "string" ? s.LEASE_NAMESPACE : "lockstep-leases",
+    foreignSources: sources,
+  });
+  for (const e of policyErrors) errors.push(e.startsWith("namespace") ? `LEASE_NAMESPACE: ${e}` : `LEASE_POLICY: ${e}`);
+  return { policy, errors };
+}
+
+export function coordinatorId(config: Pick<LeaseCoordinatorConfig, "COORDINATOR_ID">): string {
+  return config.COORDINATOR_ID ?? hostname();
+}

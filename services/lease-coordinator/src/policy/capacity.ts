@@ -1,0 +1,128 @@
+import type { NodeState } from "@lockstep/contracts";
+import { evaluateBudget } from "./budgets.js";
+import type { PolicyConfig } from "./config.js";
+import type { Validity } from "./expiry.js";
+import type { LeaseRecord } from "./lease-record.js";
+import type { OperationName } from "./operations.js";
+import { poolMaxUnavailable, poolMembers, primaryPool } from "./pools.js";
+import type { ObservedState } from "./types.js";
+
+/** One concurrency bound a grant must fit in: a pool's maxUnavailable or a DisruptionBudget. */
+export interface Scope {
+  key: string;
+  kind: "pool" | "budget";
+  name: string;
+  limit: number;
+  members: ReadonlySet<string>;
+  message: string;
+}
+
+/** Unavailable without any lease: NotReady, being deleted, or cordoned. Such nodes consume budget. */
+export function isDisruptedWithoutLease(node: NodeState): boolean {
+  const ready = node.conditions?.find((c) => c.type === "Ready");
+  return (ready !== undefined && ready.status !== "True") || node.deletionTime !== undefined || node.unschedulable;
+}
+
+/** The scopes that bound `operation` on `node` now. Several apply at once: all must have room. */
+export function requiredScopes(node: string, operation: OperationName, observed: ObservedState, now: Date, policy: PolicyConfig): Scope[] {
+  const scopes: Scope[] = [];
+  const nodeState = observed.nodes.find((n) => n.name === node);
+  if (nodeState === undefined) return scopes;
+  const pool = primaryPool(nodeState, observed.pools);
+  if (pool !== undefined && policy.poolBoundedOperations.includes(operation)) {
+    const members = poolMembers(pool, observed.nodes, observed.pools).map((n) => n.name);
+    const { limit, message } = poolMaxUnavailable(pool, members.length);
+    scopes.push({ key: `pool.${pool.name}`, kind: "pool", name: pool.name, limit, members: new Set(members), message });
+  }
+  for (const budget of observed.budgets) {
+    const ev = evaluateBudget(budget, observed.nodes, observed.pools, now, policy);
+    if (!ev.active || !ev.members.includes(node) || !ev.operations.includes(operation)) continue;
+    scopes.push({ key: `budget.${budget.name}`, kind: "budget", name: budget.name, limit: ev.limit, members: new Set(ev.members), message: `budget ${budget.name}: ${ev.message}` });
+  }
+  return scopes.sort((a, b) => a.key.localeCompare(b.key));
+}
+
+export interface SlotView {
+  rec: LeaseRecord;
+  validity: Validity;
+}
+
+export type SlotPlan =
+  | { kind: "reuse"; slot: SlotView }
+  | { kind: "take"; index: number; slot: SlotView | undefined }
+  | { kind: "blocked"; code: "BudgetExhausted" | "Spacing"; reason: string; retryAfterSeconds: number };
+
+/**
+ * Where a grant's reservation goes in one scope. Slots are Leases of their own, so two replicas can
+ * only ever hand out one slot once (CAS); the usable slot indices shrink by every member disrupted
+ * without a slot (NotReady, cordoned, or held by a lease that took none), so those count too.
+ * A holder that already has a slot here for this node keeps it: in-flight grants continue even
+ * when a window closes or the budget shrinks.
+ */
+export function planSlot(
+  scope: Scope,
+  node: string,
+  holder: string,
+  slots: readonly SlotView[],
+  nodes: readonly NodeState[],
+  heldNodes: ReadonlySet<string>,
+  nowMs: number,
+  policy: PolicyConfig,
+): SlotPlan {
+  const mine = slots.find((s) => s.validity.status === "held" && s.rec.holder === holder && s.rec.node === node);
+  if (mine) return { kind: "reuse", slot: mine };
+  const held = slots.filter((s) => s.validity.status === "held");
+  const slotted = new Set(held.map((s) => s.rec.node));
+  // Indexed once: a 10,000-node pool would otherwise cost a scan of every node per member.
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+  const disruptedNoSlot = [...scope.members].filter((m) => {
+    if (m === node || slotted.has(m)) return false;
+    const state = byName.get(m);
+    return heldNodes.has(m) || (state !== undefined && isDisruptedWithoutLease(state));
+  });
+  const usable = scope.limit - disruptedNoSlot.length;
+  if (held.length + disruptedNoSlot.length + 1 > scope.limit) {
+    const soonest = Math.min(...held.map((s) => (s.validity.status === "held" ? s.validity.expiresInSeconds : Number.POSITIVE_INFINITY)));
+    const names = [...slotted, ...disruptedNoSlot].sort();
+    return {
+      kind: "blocked",
+      code: "BudgetExhausted",
+      reason: `${scope.message}; ${names.length} disrupted (${names.join(", ") || "none"})`,
+      retryAfterSeconds: Number.isFinite(soonest) ? Math.max(1, Math.ceil(soonest)) : policy.defaultRetryAfterSeconds,
+    };
+  }
+  if (scope.kind === "pool" && policy.postReleaseDelaySeconds > 0) {
+    const lastRelease = Math.max(0, ...slots.map((s) => s.rec.releasedAt?.getTime() ?? 0));
+    const readyAt = lastRelease + (policy.postReleaseDelaySeconds + policy.skewAllowanceSeconds) * 1000;
+    if (nowMs < readyAt) {
+      return {
+        kind: "blocked",
+        code: "Spacing",
+        reason: `pool ${scope.name}: waiting ${policy.postReleaseDelaySeconds}s after the last disruption ended`,
+        retryAfterSeconds: Math.max(1, Math.ceil((readyAt - nowMs) / 1000)),
+      };
+    }
+  }
+  // Concurrent requests for different nodes start looking at different slots (by a hash of the
+  // node name), so they rarely race for the same one; any free slot is as good as another.
+  const byIndex = new Map(slots.map((s) => [s.rec.slotIndex, s]));
+  const start = usable > 0 ? hashOf(node) % usable : 0;
+  for (let i = 0; i < usable; i++) {
+    const index = (start + i) % usable;
+    const slot = byIndex.get(index);
+    if (slot === undefined || slot.validity.status !== "held") return { kind: "take", index, slot };
+  }
+  return {
+    kind: "blocked",
+    code: "BudgetExhausted",
+    reason: `${scope.message}; every usable slot is reserved`,
+    retryAfterSeconds: policy.defaultRetryAfterSeconds,
+  };
+}
+
+/** FNV-1a, enough to spread node names over slot indexes. */
+function hashOf(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}

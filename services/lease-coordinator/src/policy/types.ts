@@ -1,0 +1,87 @@
+import type { DisruptionBudgetState, LeaseState, NodeLease, NodeState, PoolState, Warning } from "@lockstep/contracts";
+import type { LeaseBody, LeaseWrite } from "./lease-record.js";
+import type { Observation, ObservationLog } from "./observations.js";
+import type { WaitQueue, Waiter } from "./queue.js";
+
+/** Everything one decision reads: the state plane's view plus this replica's memory. */
+export interface ObservedState {
+  nodes: readonly NodeState[];
+  pools: readonly PoolState[];
+  budgets: readonly DisruptionBudgetState[];
+  /** Lockstep's own node and slot Leases plus foreign ones from the configured namespaces. */
+  leases: readonly LeaseState[];
+  observations?: ObservationLog;
+  queue?: WaitQueue;
+}
+
+export type PolicyEventType =
+  | "lease.granted"
+  | "lease.denied"
+  | "lease.released"
+  | "lease.expired"
+  | "lease.preempted"
+  | "warning.raised";
+
+/** A fact for the caller to publish once its writes have succeeded. */
+export interface PolicyEvent {
+  type: PolicyEventType;
+  node: string;
+  message: string;
+  lease?: NodeLease;
+  previous?: NodeLease;
+  warning?: Warning;
+}
+
+export type DenyCode =
+  | "Invalid"
+  | "Held"
+  | "MaintenanceFlagged"
+  | "UpdateInProgress"
+  | "BudgetExhausted"
+  | "Spacing"
+  | "Queued"
+  | "AlreadyHeld"
+  | "MaxHoldExceeded";
+
+interface Common {
+  warnings: Warning[];
+  events: PolicyEvent[];
+  /** The replica's updated observation log and queue; keep them for the next decision. */
+  observations: Map<string, Observation>;
+  queue: Waiter[];
+}
+
+export interface GrantDecision extends Common {
+  kind: "grant";
+  lease: NodeLease;
+  leaseBody: LeaseBody;
+  /** CAS writes in order: budget slots first (reserve before act), the node Lease last. */
+  writes: LeaseWrite[];
+  renewal: boolean;
+  /** Someone asked this holder to step down at its next safe point. */
+  preemptionRequestedBy: string;
+}
+
+export interface DenyDecision extends Common {
+  kind: "deny";
+  code: DenyCode;
+  reason: string;
+  current: NodeLease | undefined;
+  retryAfterSeconds: number;
+  /** Only clean-up of this requester's own orphaned budget slots; empty in the ordinary case. */
+  writes: LeaseWrite[];
+}
+
+export interface WaitDecision extends Common {
+  kind: "wait";
+  code: DenyCode;
+  reason: string;
+  current: NodeLease | undefined;
+  retryAfterSeconds: number;
+  /** 1-based place in line. */
+  position: number;
+  /** A cooperative preemption request on the holder's Lease, when the policy allows one. */
+  writes: LeaseWrite[];
+}
+
+export type Decision = GrantDecision | DenyDecision | WaitDecision;

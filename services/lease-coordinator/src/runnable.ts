@@ -1,0 +1,139 @@
+// The lease-coordinator as a Runnable plus its LeaseService implementation: connect, load the state
+// plane, wait for the watcher's meta.synced, then serve; sweep for expiry; keep budget status true.
+import type { KubeConfig } from "@kubernetes/client-node";
+import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
+import { Events, type DisruptionBudgetState, type LeaseServiceServer, type LeaseState, type NodeState, type PoolState } from "@lockstep/contracts";
+import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
+import type { Readiness, Runnable } from "@lockstep/runtime";
+import type { Logger } from "pino";
+import { buildView, type PolicyConfig } from "./policy/index.js";
+import { budgetStatus, BudgetStatusWriter } from "./service/budget-status.js";
+import { Coordinator, type EventSink } from "./service/coordinator.js";
+import { leaseService } from "./service/grpc.js";
+import { EventOutbox } from "./service/outbox.js";
+import { KubeLeaseApi } from "./store/kube-leases.js";
+import { LeaseIndex } from "./store/lease-index.js";
+
+export interface LeaseCoordinatorOptions {
+  kc: KubeConfig;
+  bus: BusConnectionOptions;
+  policy: PolicyConfig;
+  logger: Logger;
+  readiness?: Readiness;
+  /** How often expired leases are looked for. Default 2 s. */
+  sweepIntervalMs?: number;
+  /** Budget status re-evaluation without changes (schedules). Default 30 s. */
+  budgetResyncMs?: number;
+  clock?: () => number;
+  /** Called once the coordinator serves (tests and benchmarks observe it). */
+  onStarted?(coordinator: Coordinator, index: LeaseIndex): void;
+}
+
+export interface LeaseCoordinator {
+  /** Register with startGrpcServer; answers UNAVAILABLE until the state plane is synced. */
+  service: LeaseServiceServer;
+  runnable: Runnable;
+}
+
+export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordinator {
+  let coordinator: Coordinator | undefined;
+  let index: LeaseIndex | undefined;
+  const { logger, policy } = o;
+  const clock = o.clock ?? Date.now;
+  const service = leaseService({ coordinator: () => coordinator, index: () => index, logger });
+
+  const runnable: Runnable = {
+    name: "lease-coordinator",
+    async start(signal) {
+      const ready = o.readiness?.flag("state-synced", false, "state plane not yet synced");
+      const nc = await connectBus(o.bus);
+      const timers: NodeJS.Timeout[] = [];
+      let cache: StateCache | undefined;
+      let budgets: WorkQueue | undefined;
+      let outbox: EventOutbox | undefined;
+      try {
+        await ensureEventStream(nc);
+        const kv = await ensureStateBucket(nc);
+        const api = new KubeLeaseApi(o.kc);
+        const ns = await api.ensureNamespace(policy.namespace);
+        if (!ns.ok) logger.warn({ namespace: policy.namespace, reason: ns.reason }, "lease namespace could not be ensured");
+        const publisher = new EventPublisher(nc, "lease-coordinator");
+        outbox = new EventOutbox({ logger, publish: (e) => publisher.publish(Events[e.kind] as never, e.message as never, { id: e.id }) });
+        const events: EventSink = outbox;
+        const idx = new LeaseIndex(policy, clock);
+        // Every decision reads the whole node/pool/budget lists; they are copied out of the cache
+        // once per change instead of once per decision (1,000 nodes three times per grant).
+        let snapshot: { nodes?: NodeState[]; pools?: PoolState[]; budgets?: DisruptionBudgetState[] } = {};
+        const clusterView = {
+          nodes: () => (snapshot.nodes ??= cache!.list("node")),
+          pools: () => (snapshot.pools ??= cache!.list("pool")),
+          budgets: () => (snapshot.budgets ??= cache!.list("disruptionBudget")),
+        };
+        const c = new Coordinator({
+          policy,
+          index: idx,
+          api,
+          events,
+          logger,
+          clock,
+          view: clusterView,
+        });
+        const statusWriter = new BudgetStatusWriter(o.kc);
+        const guard = new HotLoopGuard({ onHotLoop: (err) => logger.error({ err }, "budget status hot loop; not writing") });
+        budgets = new WorkQueue(
+          async (name) => {
+            const budget = cache!.get("disruptionBudget", name);
+            if (!budget) return;
+            const now = clock();
+            const view = buildView({ nodes: [], pools: [], budgets: [], leases: idx.all().map((e) => e.state), observations: idx.observations }, now, policy);
+            const desired = budgetStatus(budget, cache!.list("node"), cache!.list("pool"), view.heldNodes, new Date(now), policy);
+            if (!guard.check(name, writeFingerprint(desired))) return;
+            const result = await statusWriter.write(name, desired);
+            if (result === "unchanged") guard.reset(name);
+            if (result === "written") logger.info({ budget: name, valid: desired.valid, disrupted: desired.disrupted }, "budget status written");
+          },
+          { name: "budget-status", concurrency: 2, onError: (key, err) => logger.warn({ err, budget: key }, "budget status write failed; retrying") },
+        );
+        const allBudgets = () => {
+          for (const b of cache?.list("disruptionBudget") ?? []) budgets!.add(b.name);
+        };
+        cache = new StateCache(kv, { kinds: ["node", "pool", "lease", "disruptionBudget"], logger });
+        cache.onChange((ch) => {
+          if (ch.parsed.kind === "meta") return;
+          if (ch.parsed.kind === "lease") idx.fromPlane(ch.parsed.namespace ?? "", ch.parsed.name, ch.op === "put" ? (ch.value as LeaseState) : undefined);
+          else {
+            snapshot = {};
+            c.notify();
+          }
+          if (index) allBudgets();
+        });
+        await cache.start();
+        await cache.whenSynced(signal);
+        for (const l of cache.list("lease")) idx.fromPlane(l.namespace, l.name, l);
+        index = idx;
+        coordinator = c;
+        ready?.set(true);
+        logger.info({ namespace: policy.namespace, leases: idx.size }, "lease-coordinator serving");
+        o.onStarted?.(c, idx);
+        budgets.start();
+        allBudgets();
+        timers.push(setInterval(() => c.sweep(), o.sweepIntervalMs ?? 2_000));
+        timers.push(setInterval(allBudgets, o.budgetResyncMs ?? 30_000));
+        await new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
+      } catch (err) {
+        if (!signal.aborted) throw err;
+      } finally {
+        for (const t of timers) clearInterval(t);
+        coordinator = undefined;
+        index = undefined;
+        await budgets?.stop();
+        cache?.stop();
+        // Events of the last grants still go out (bounded), then retries stop.
+        if (outbox) await Promise.race([outbox.drained(), new Promise((r) => setTimeout(r, 2_000).unref())]);
+        outbox?.close();
+        await closeBus(nc);
+      }
+    },
+  };
+  return { service, runnable };
+}

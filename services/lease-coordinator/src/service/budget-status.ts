@@ -1,0 +1,88 @@
+// DisruptionBudget status: valid or not (and why), what it allows now and how many of its nodes
+// are disrupted. Written only when it differs from what the object already says.
+import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
+import type { DisruptionBudgetState, NodeState, PoolState } from "@lockstep/contracts";
+import { isConflict, isNotFound } from "@lockstep/kube";
+import { evaluateBudget, isDisruptedWithoutLease, type PolicyConfig } from "../policy/index.js";
+
+export interface BudgetStatus {
+  observedGeneration: number;
+  valid: boolean;
+  message: string;
+  /** Whether the budget bounds anything right now (schedules). */
+  active: boolean;
+  /** Nodes it may have disrupted now; absent while it does not bound anything. */
+  allowed?: number;
+  members: number;
+  disrupted: number;
+  disruptedNodes: string[];
+}
+
+/** Pure: the status a budget should show, given which nodes hold a valid lease now. */
+export function budgetStatus(
+  budget: DisruptionBudgetState,
+  nodes: readonly NodeState[],
+  pools: readonly PoolState[],
+  heldNodes: ReadonlySet<string>,
+  now: Date,
+  policy: PolicyConfig,
+): BudgetStatus {
+  const ev = evaluateBudget(budget, nodes, pools, now, policy);
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+  const disrupted = ev.members
+    .filter((m) => {
+      const n = byName.get(m);
+      return heldNodes.has(m) || (n !== undefined && isDisruptedWithoutLease(n));
+    })
+    .sort();
+  const status: BudgetStatus = {
+    observedGeneration: Number(budget.generation) || 0,
+    valid: ev.valid,
+    message: ev.message,
+    active: ev.active,
+    members: ev.members.length,
+    disrupted: disrupted.length,
+    disruptedNodes: disrupted,
+  };
+  if (ev.active && Number.isFinite(ev.limit)) status.allowed = ev.limit;
+  return status;
+}
+
+/** Whether `current` (the object's status as read) already says everything `desired` does. */
+export function statusEqual(current: unknown, desired: BudgetStatus): boolean {
+  if (current === null || typeof current !== "object") return false;
+  const c = current as Record<string, unknown>;
+  return (Object.keys(desired) as (keyof BudgetStatus)[]).every((k) => JSON.stringify(c[k]) === JSON.stringify(desired[k])) && (desired.allowed !== undefined || c.allowed === undefined);
+}
+
+const GROUP = { group: "lockstep.io", version: "v1alpha1", plural: "disruptionbudgets" } as const;
+
+export type StatusWriteResult = "unchanged" | "written" | "gone";
+
+/** Reads the object and replaces its status (compare-and-swap on its resourceVersion) when it differs. */
+export class BudgetStatusWriter {
+  private readonly custom: CustomObjectsApi;
+
+  constructor(kc: KubeConfig) {
+    this.custom = kc.makeApiClient(CustomObjectsApi);
+  }
+
+  async write(name: string, desired: BudgetStatus): Promise<StatusWriteResult> {
+    let obj: Record<string, any>;
+    try {
+      obj = (await this.custom.getClusterCustomObject({ ...GROUP, name })) as Record<string, any>;
+    } catch (err) {
+      if (isNotFound(err)) return "gone";
+      throw err;
+    }
+    if (statusEqual(obj.status, desired)) return "unchanged";
+    try {
+      await this.custom.replaceClusterCustomObjectStatus({ ...GROUP, name, body: { ...obj, status: desired } });
+      return "written";
+    } catch (err) {
+      if (isNotFound(err)) return "gone";
+      if (isConflict(err)) throw new Error(`DisruptionBudget ${name} changed while its status was written; retrying`);
+      throw err;
+    }
+  }
+}

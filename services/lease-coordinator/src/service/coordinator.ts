@@ -1,0 +1,395 @@
+// One coordinator replica: read (state plane + own overlay) → decide (pure policy) → CAS-write,
+// and on a 409 re-read the Lease from the API and decide again. No leader election: every
+// decision is a compare-and-swap on the Lease objects themselves, so replicas cannot both win.
+import {
+  OperationType,
+  type AcquireRequest,
+  type DisruptionBudgetState,
+  type NodeLease,
+  type NodeState,
+  type PoolState,
+  type Warning,
+} from "@lockstep/contracts";
+import type { Logger } from "pino";
+import {
+  buildView,
+  decide,
+  decideRelease,
+  decideRenew,
+  decodeLease,
+  dequeue,
+  operationName,
+  preflightUpgrade,
+  primaryPool,
+  requiredScopes,
+  toNodeLease,
+  type Decision,
+  type DenyCode,
+  type LeaseWrite,
+  type ObservedState,
+  type OperationName,
+  type PolicyConfig,
+  type PolicyEvent,
+  type ReleaseDecision,
+  type Waiter,
+} from "../policy/index.js";
+import type { LeaseApi } from "../store/kube-leases.js";
+import type { LeaseIndex } from "../store/lease-index.js";
+import { toOutgoing, type EventContext, type OutgoingEvent } from "./events.js";
+import type { LeaseState } from "@lockstep/contracts";
+
+/** The non-lease part of the state plane a decision reads. */
+export interface ClusterView {
+  nodes(): NodeState[];
+  pools(): PoolState[];
+  budgets(): DisruptionBudgetState[];
+}
+
+export interface EventSink {
+  emit(events: OutgoingEvent[]): void;
+}
+
+export type CoordinatorErrorKind = "invalid" | "refused" | "unavailable" | "internal" | "cancelled";
+
+export class CoordinatorError extends Error {
+  constructor(
+    readonly kind: CoordinatorErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = "CoordinatorError";
+  }
+}
+
+export type AcquireOutcome =
+  | { kind: "granted"; lease: NodeLease; warnings: Warning[]; renewal: boolean; preemptionRequestedBy: string }
+  | { kind: "denied"; code: DenyCode; reason: string; current: NodeLease | undefined; retryAfterSeconds: number; warnings: Warning[] };
+
+export type RenewOutcome =
+  | { kind: "renewed"; lease: NodeLease; warnings: Warning[]; preemptionRequestedBy: string }
+  | { kind: "refused"; code: DenyCode; reason: string; current: NodeLease | undefined };
+
+export type ReleaseOutcome = { kind: "released"; released: boolean } | { kind: "refused"; reason: string; current: NodeLease };
+
+export interface CoordinatorOptions {
+  policy: PolicyConfig;
+  index: LeaseIndex;
+  api: LeaseApi;
+  view: ClusterView;
+  events: EventSink;
+  logger: Logger;
+  clock?: () => number;
+  /** Decide-and-write rounds per request before giving up with UNAVAILABLE. */
+  maxAttempts?: number;
+}
+
+interface Executed<D> {
+  decision: D;
+  written: LeaseState[];
+  attempts: number;
+}
+
+const MAX_WAIT_SLICE_MS = 1_000;
+
+export class Coordinator {
+  /** This replica's wait queue (plain data; fairness is per replica). */
+  queue: Waiter[] = [];
+  /** Conflicts met (409 → re-read → decide again), for metrics and tests. */
+  conflicts = 0;
+  private readonly wakers = new Set<() => void>();
+  private readonly reportedExpiry = new Set<string>();
+  private readonly clock: () => number;
+  private readonly maxAttempts: number;
+
+  constructor(private readonly o: CoordinatorOptions) {
+    this.clock = o.clock ?? Date.now;
+    this.maxAttempts = o.maxAttempts ?? 8;
+    o.index.onChange(() => this.notify());
+  }
+
+  get policy(): PolicyConfig {
+    return this.o.policy;
+  }
+
+  /** Wakes waiting acquires (lease or cluster change). */
+  notify(): void {
+    const wake = [...this.wakers];
+    this.wakers.clear();
+    for (const w of wake) w();
+  }
+
+  private observed(node: string, operation: OperationName | undefined, nowMs: number): ObservedState {
+    const nodes = this.o.view.nodes();
+    const pools = this.o.view.pools();
+    const budgets = this.o.view.budgets();
+    const base: ObservedState = { nodes, pools, budgets, leases: [] };
+    const scopes = operation !== undefined ? requiredScopes(node, operation, base, new Date(nowMs), this.o.policy) : [];
+    const members = new Set<string>();
+    for (const s of scopes) for (const m of s.members) members.add(m);
+    const leases = this.o.index.leasesFor(node, scopes.map((s) => s.key), members);
+    return { ...base, leases, observations: this.o.index.observations, queue: this.queue };
+  }
+
+  private nodeLeaseOperation(node: string): OperationName | undefined {
+    return this.o.index.get(this.o.policy.namespace, node)?.rec.operation;
+  }
+
+  /** Performs a decision's writes in order; on a conflict re-reads that Lease and decides again. */
+  private async execute<D extends { writes: LeaseWrite[] }>(decideNow: (nowMs: number) => D, gate?: (d: D) => Promise<boolean>): Promise<Executed<D>> {
+    let transient = 0;
+    for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
+      const decision = decideNow(this.clock());
+      // The gate may re-read and ask for a fresh decision before anything is written.
+      if (gate !== undefined && (await gate(decision))) continue;
+      const written: LeaseState[] = [];
+      let failed: { w: LeaseWrite; kind: string; reason: string } | undefined;
+      for (const w of decision.writes) {
+        const r = await this.o.api.write(w);
+        if (r.ok) {
+          this.o.index.fromApi(r.state);
+          written.push(r.state);
+          continue;
+        }
+        failed = { w, kind: r.kind, reason: r.reason };
+        break;
+      }
+      if (failed === undefined) return { decision, written, attempts: attempt };
+      if (failed.kind === "conflict") {
+        this.conflicts++;
+        this.o.logger.debug({ lease: failed.w.name, attempt, reason: failed.reason }, "lease write conflict; re-reading");
+        await this.reread(failed.w.namespace, failed.w.name);
+        continue;
+      }
+      if (failed.kind === "rejected") {
+        this.o.logger.error({ lease: failed.w.name, reason: failed.reason }, "lease write rejected by the API server");
+        throw new CoordinatorError("internal", `the API server rejected a write of Lease ${failed.w.namespace}/${failed.w.name}: ${failed.reason}`);
+      }
+      transient++;
+      this.o.logger.warn({ lease: failed.w.name, attempt, reason: failed.reason }, "lease write failed; retrying");
+      await new Promise((r) => setTimeout(r, Math.min(1_000, 50 * 2 ** transient)));
+    }
+    throw new CoordinatorError("unavailable", `could not complete the lease write after ${this.maxAttempts} attempts (conflicts or API errors); retry`);
+  }
+
+  /**
+   * Before a refusal is answered, the node's Lease is read once from the API (the state plane may
+   * lag another replica's write): true when that read showed something the view did not know.
+   */
+  private async verify(node: string): Promise<boolean> {
+    const before = this.o.index.get(this.o.policy.namespace, node)?.state.resourceVersion;
+    const r = await this.o.api.read(this.o.policy.namespace, node);
+    if (r !== null && "error" in r) return false;
+    if (r === null) {
+      if (before !== undefined) this.o.index.absentInApi(this.o.policy.namespace, node);
+      return before !== undefined;
+    }
+    this.o.index.fromApi(r);
+    return r.resourceVersion !== before;
+  }
+
+  private async reread(namespace: string, name: string): Promise<void> {
+    const r = await this.o.api.read(namespace, name);
+    if (r === null) this.o.index.absentInApi(namespace, name);
+    else if ("error" in r) this.o.logger.warn({ lease: name, reason: r.error }, "lease re-read failed");
+    else this.o.index.fromApi(r);
+  }
+
+  private publish(events: readonly PolicyEvent[], ctx: EventContext): void {
+    if (events.length === 0) return;
+    this.o.events.emit(toOutgoing(events, ctx));
+  }
+
+  private nodeLeaseOf(written: readonly LeaseState[]): NodeLease | undefined {
+    const last = written.at(-1);
+    const rec = last ? decodeLease(last, this.o.policy) : undefined;
+    return rec ? toNodeLease(rec) : undefined;
+  }
+
+  /**
+   * Acquire (or renew when the requester already holds the node). With waitSeconds > 0 the call
+   * waits in this replica's queue, re-deciding on every lease or cluster change, until granted or
+   * the wait is over; it is answered only after every write succeeded (reserve before act).
+   */
+  async acquire(req: AcquireRequest, signal?: AbortSignal): Promise<AcquireOutcome> {
+    const start = this.clock();
+    const deadline = start + Math.max(0, req.waitSeconds) * 1000;
+    const op = operationName(req.operation);
+    let announced = false;
+    let verified = false;
+    try {
+      for (;;) {
+        if (signal?.aborted) throw new CoordinatorError("cancelled", "the caller cancelled the request");
+        const remaining = Math.max(0, Math.ceil((deadline - this.clock()) / 1000));
+        const request: AcquireRequest = { ...req, waitSeconds: remaining };
+        const { decision, written } = await this.execute(
+          (nowMs) => {
+            const d = decide(request, this.observed(req.node, op, nowMs), new Date(nowMs), this.o.policy);
+            this.queue = d.queue;
+            return d;
+          },
+          // A refusal (and any slot clean-up it carries) is only acted on after one direct read of
+          // the node Lease: scenario 4's "one read, no write", and no clean-up from a lagging view.
+          async (d) => {
+            if (d.kind !== "deny" || d.code === "Invalid" || verified) return false;
+            verified = true;
+            return this.verify(req.node);
+          },
+        );
+        if (decision.kind === "grant") {
+          const lease = this.nodeLeaseOf(written) ?? decision.lease;
+          const nodeRv = written.at(-1)?.resourceVersion;
+          if (!decision.renewal) this.publish(decision.events, { namespace: this.o.policy.namespace, writtenRv: nodeRv, lease });
+          this.o.logger.info({ node: req.node, holder: req.holder, operation: op, renewal: decision.renewal }, "lease granted");
+          return { kind: "granted", lease, warnings: decision.warnings, renewal: decision.renewal, preemptionRequestedBy: decision.preemptionRequestedBy };
+        }
+        if (decision.kind === "deny") {
+          if (decision.code === "Invalid") throw new CoordinatorError("invalid", decision.reason);
+          this.publish(decision.events, { namespace: this.o.policy.namespace, requester: req.holder, operation: req.operation, retryAfterSeconds: decision.retryAfterSeconds });
+          this.o.logger.info({ node: req.node, holder: req.holder, operation: op, code: decision.code }, "lease denied");
+          return { kind: "denied", code: decision.code, reason: decision.reason, current: decision.current, retryAfterSeconds: decision.retryAfterSeconds, warnings: decision.warnings };
+        }
+        if (!announced) {
+          announced = true;
+          this.publish(decision.events, { namespace: this.o.policy.namespace });
+          this.o.logger.info({ node: req.node, holder: req.holder, operation: op, code: decision.code, position: decision.position }, "lease request waiting");
+        }
+        const wait = Math.min(deadline - this.clock(), decision.retryAfterSeconds * 1000, MAX_WAIT_SLICE_MS);
+        await this.waitForChange(Math.max(10, wait), signal);
+      }
+    } finally {
+      // A waiter that got its answer (or gave up) must not hold a place in line.
+      this.queue = dequeue(this.queue, req.holder, req.node);
+    }
+  }
+
+  private waitForChange(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      timer = setTimeout(done, ms);
+      this.wakers.add(done);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  /** Renew by the current holder only; a holder that lost the node learns it (refused). */
+  async renew(req: { node: string; holder: string; durationSeconds?: number }): Promise<RenewOutcome> {
+    if (!req.node) throw new CoordinatorError("invalid", "node is empty");
+    if (!req.holder) throw new CoordinatorError("invalid", "holder identity is empty");
+    let verified = false;
+    for (;;) {
+      const op = this.nodeLeaseOperation(req.node);
+      const { decision, written } = await this.execute((nowMs) => {
+        const d: Decision = decideRenew(req, this.observed(req.node, op, nowMs), new Date(nowMs), this.o.policy);
+        this.queue = d.queue;
+        return d;
+      });
+      if (decision.kind !== "grant" && !verified) {
+        verified = true;
+        if (await this.verify(req.node)) continue;
+      }
+      return this.renewOutcome(req, decision, written);
+    }
+  }
+
+  private renewOutcome(req: { node: string; holder: string }, decision: Decision, written: LeaseState[]): RenewOutcome {
+    if (decision.kind === "grant") {
+      return { kind: "renewed", lease: this.nodeLeaseOf(written) ?? decision.lease, warnings: decision.warnings, preemptionRequestedBy: decision.preemptionRequestedBy };
+    }
+    if (decision.kind === "deny" && decision.code === "Invalid") throw new CoordinatorError("invalid", decision.reason);
+    this.o.logger.info({ node: req.node, holder: req.holder, code: decision.code }, "lease renew refused");
+    return { kind: "refused", code: decision.code, reason: decision.reason, current: decision.current };
+  }
+
+  /** Release by the holder (an expired lease too); releasing what is not held succeeds without writing. */
+  async release(req: { node: string; holder: string }): Promise<ReleaseOutcome> {
+    if (!req.node) throw new CoordinatorError("invalid", "node is empty");
+    if (!req.holder) throw new CoordinatorError("invalid", "holder identity is empty");
+    // Release always re-reads the node Lease first (client-go does too): from a lagging view it could
+    // free the budget slots while missing that the node Lease itself is still held.
+    await this.verify(req.node);
+    const op = this.nodeLeaseOperation(req.node);
+    const { decision, written } = await this.execute((nowMs) => decideRelease(req, this.observed(req.node, op, nowMs), new Date(nowMs), this.o.policy));
+    return this.releaseOutcome(req, decision, written);
+  }
+
+  private releaseOutcome(req: { node: string; holder: string }, decision: ReleaseDecision, written: LeaseState[]): ReleaseOutcome {
+    if (decision.kind === "deny") return { kind: "refused", reason: decision.reason, current: decision.current };
+    this.publish(decision.events, { namespace: this.o.policy.namespace, writtenRv: written[0]?.resourceVersion });
+    if (decision.writes.length > 0) this.o.logger.info({ node: req.node, holder: req.holder }, "lease released");
+    return { kind: "released", released: decision.writes.length > 0 };
+  }
+
+  private fullView(nowMs: number) {
+    const observed: ObservedState = {
+      nodes: this.o.view.nodes(),
+      pools: this.o.view.pools(),
+      budgets: this.o.view.budgets(),
+      leases: this.o.index.all().map((e) => e.state),
+      observations: this.o.index.observations,
+    };
+    return { observed, view: buildView(observed, nowMs, this.o.policy) };
+  }
+
+  /** The node's effective lease: a valid hold (ours or foreign) first, else our Lease record. */
+  get(node: string): NodeLease | undefined {
+    const nowMs = this.clock();
+    const leases = this.o.index.leasesOfNode(node).map((e) => e.state);
+    const view = buildView({ nodes: [], pools: [], budgets: [], leases, observations: this.o.index.observations }, nowMs, this.o.policy);
+    const records = view.records.filter((r) => r.kind !== "slot");
+    const held = records.find((r) => view.validity(r).status === "held");
+    const chosen = held ?? records.find((r) => r.kind === "node");
+    return chosen ? toNodeLease(chosen) : undefined;
+  }
+
+  /** Valid holds, ours and foreign, sorted by node; optionally one operation or one pool. */
+  list(filter: { operation?: OperationType; pool?: string } = {}): NodeLease[] {
+    const { observed, view } = this.fullView(this.clock());
+    const nodesByName = new Map(observed.nodes.map((n) => [n.name, n]));
+    const out: NodeLease[] = [];
+    for (const rec of view.records) {
+      if (rec.kind === "slot" || view.validity(rec).status !== "held") continue;
+      const lease = toNodeLease(rec);
+      if (filter.operation !== undefined && filter.operation !== OperationType.OPERATION_TYPE_UNSPECIFIED && lease.operation !== filter.operation) continue;
+      if (filter.pool) {
+        const n = nodesByName.get(rec.node);
+        if (!n || primaryPool(n, observed.pools)?.name !== filter.pool) continue;
+      }
+      out.push(lease);
+    }
+    return out.sort((a, b) => a.node.localeCompare(b.node) || a.namespace.localeCompare(b.namespace));
+  }
+
+  preflight(): { warnings: Warning[]; held: NodeLease[] } {
+    const nowMs = this.clock();
+    const { observed } = this.fullView(nowMs);
+    return preflightUpgrade(observed, new Date(nowMs), this.o.policy);
+  }
+
+  /** Notices leases that expired without anyone taking them over (lease.expired, once per record). */
+  sweep(): number {
+    const nowMs = this.clock();
+    const { view } = this.fullView(nowMs);
+    const live = new Set<string>();
+    let found = 0;
+    for (const rec of view.records) {
+      if (rec.kind !== "node" || rec.holder === "") continue;
+      const v = view.validity(rec);
+      if (v.status !== "expired") continue;
+      const id = `${rec.namespace}/${rec.name}/${rec.resourceVersion}`;
+      live.add(id);
+      if (this.reportedExpiry.has(id)) continue;
+      this.reportedExpiry.add(id);
+      found++;
+      this.publish([{ type: "lease.expired", node: rec.node, message: `lease of ${rec.holder} expired: ${v.why}`, previous: toNodeLease(rec) }], { namespace: rec.namespace });
+      this.o.logger.info({ node: rec.node, holder: rec.holder }, "lease expired");
+    }
+    for (const id of this.reportedExpiry) if (!live.has(id)) this.reportedExpiry.delete(id);
+    return found;
+  }
+}

@@ -1,0 +1,205 @@
+// Integration world: kube-sim over HTTP, a real nats-server, the watcher in-process, N coordinator
+// replicas in-process each behind its own real gRPC server, and a durable consumer of every event.
+import * as grpc from "@grpc/grpc-js";
+import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
+import { closeBus, connectBus, consumeEvents, ensureEventStream } from "@lockstep/bus";
+import {
+  LeaseServiceClient,
+  LeaseServiceService,
+  OperationType,
+  type AcquireRequest,
+  type AcquireResponse,
+  type DecodedEvent,
+} from "@lockstep/contracts";
+import { kubeConfigForUrl } from "@lockstep/kube";
+import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
+import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
+import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { watcherRunnable } from "@lockstep/watcher";
+import { validatePolicy, type PolicyConfig } from "../src/policy/index.js";
+import { createLeaseCoordinator } from "../src/runnable.js";
+import type { Coordinator } from "../src/service/coordinator.js";
+import type { LeaseIndex } from "../src/store/lease-index.js";
+
+export const NS = "lockstep-leases";
+
+export interface Replica {
+  address: string;
+  client: LeaseServiceClient;
+  coordinator: Coordinator;
+  index: LeaseIndex;
+  stop(): Promise<void>;
+}
+
+export interface WorldOptions {
+  nodes: Array<string | { name: string; pool?: string; labels?: Record<string, string> }>;
+  /** MachineConfigPools: name → maxUnavailable. */
+  pools?: Record<string, string>;
+  replicas?: number;
+  policy?: Partial<PolicyConfig>;
+}
+
+export interface World {
+  sim: KubeSim;
+  nats: NatsServer;
+  kc: KubeConfig;
+  core: CoreV1Api;
+  coord: CoordinationV1Api;
+  custom: CustomObjectsApi;
+  replicas: Replica[];
+  events: Array<{ subject: string; message: any }>;
+  addReplica(): Promise<Replica>;
+  stop(): Promise<void>;
+}
+
+export function nodeUid(world: World, name: string): Promise<string> {
+  return world.core.readNode({ name }).then((n) => n.metadata!.uid!);
+}
+
+export async function startWorld(o: WorldOptions): Promise<World> {
+  const sim = await startKubeSim({ crds: "openshift" });
+  const nats = await startNatsServer();
+  const kc = kubeConfigForUrl(sim.url);
+  const core = kc.makeApiClient(CoreV1Api);
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  for (const n of o.nodes) {
+    const spec = typeof n === "string" ? { name: n } : n;
+    await core.createNode({
+      body: {
+        metadata: { name: spec.name, labels: { [`node-role.kubernetes.io/${spec.pool ?? "worker"}`]: "", ...(spec.labels ?? {}) } },
+        status: { conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "ready" }] },
+      },
+    });
+  }
+  for (const [name, maxUnavailable] of Object.entries(o.pools ?? {})) {
+    await custom.createClusterCustomObject({
+      group: "machineconfiguration.openshift.io",
+      version: "v1",
+      plural: "machineconfigpools",
+      body: {
+        apiVersion: "machineconfiguration.openshift.io/v1",
+        kind: "MachineConfigPool",
+        metadata: { name },
+        spec: { maxUnavailable, nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: "" } } },
+      },
+    });
+  }
+  const stop = new AbortController();
+  const tasks: Promise<unknown>[] = [];
+  tasks.push(
+    watcherRunnable({
+      kc,
+      bus: { servers: nats.url },
+      logger: silentLogger(),
+      leaseNamespaces: [NS, "medik8s-leases"],
+      bootImagesNamespace: "openshift-machine-config-operator",
+      bootImagesName: "coreos-bootimages",
+      informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
+    }).start(stop.signal),
+  );
+  const { policy, errors } = validatePolicy({ ...o.policy, namespace: NS });
+  if (errors.length) throw new Error(errors.join("; "));
+
+  const replicas: Replica[] = [];
+  const addReplica = async (): Promise<Replica> => {
+    const own = new AbortController();
+    let started: { coordinator: Coordinator; index: LeaseIndex } | undefined;
+    const lc = createLeaseCoordinator({
+      kc: kubeConfigForUrl(sim.url),
+      bus: { servers: nats.url },
+      policy,
+      logger: silentLogger(),
+      sweepIntervalMs: 200,
+      budgetResyncMs: 1_000,
+      onStarted: (coordinator, index) => (started = { coordinator, index }),
+    });
+    const server: GrpcServerHandle = await startGrpcServer({ port: 0, host: "127.0.0.1", services: [[LeaseServiceService, lc.service]] });
+    const signal = AbortSignal.any([stop.signal, own.signal]);
+    const running = lc.runnable.start(signal);
+    tasks.push(running);
+    await waitFor(() => started, { timeoutMs: 30_000, what: "coordinator started" });
+    const address = `127.0.0.1:${server.port}`;
+    const client = new LeaseServiceClient(address, grpc.credentials.createInsecure());
+    const replica: Replica = {
+      address,
+      client,
+      coordinator: started!.coordinator,
+      index: started!.index,
+      async stop() {
+        client.close();
+        own.abort();
+        await running;
+        await server.stop(100);
+      },
+    };
+    replicas.push(replica);
+    return replica;
+  };
+  for (let i = 0; i < (o.replicas ?? 1); i++) await addReplica();
+
+  const events: World["events"] = [];
+  const nc = await connectBus({ servers: nats.url });
+  await ensureEventStream(nc);
+  tasks.push(
+    consumeEvents(nc, {
+      durable: "lease-it",
+      filterSubject: "lockstep.v1.evt.>",
+      signal: stop.signal,
+      handler: (e: DecodedEvent) => void events.push({ subject: e.type.subject, message: e.message }),
+    }),
+  );
+
+  return {
+    sim,
+    nats,
+    kc,
+    core,
+    coord: kc.makeApiClient(CoordinationV1Api),
+    custom,
+    replicas,
+    events,
+    addReplica,
+    async stop() {
+      for (const r of replicas) r.client.close();
+      stop.abort();
+      await Promise.allSettled(tasks);
+      await closeBus(nc);
+      await nats.stop();
+      await sim.stop();
+    },
+  };
+}
+
+type Unary<Req, Res> = (req: Req, cb: (err: grpc.ServiceError | null, res: Res) => void) => unknown;
+
+/** Promisified unary call. */
+export function call<Req, Res>(client: LeaseServiceClient, method: keyof LeaseServiceClient, req: Req): Promise<Res> {
+  const fn = (client[method] as unknown as Unary<Req, Res>).bind(client);
+  return new Promise((resolve, reject) => fn(req, (err, res) => (err ? reject(err) : resolve(res))));
+}
+
+export function acquire(client: LeaseServiceClient, fields: Partial<AcquireRequest> & { node: string; holder: string }): Promise<AcquireResponse> {
+  return call(client, "acquire", {
+    operation: OperationType.OPERATION_TYPE_UPDATE,
+    reason: `${fields.holder} works on ${fields.node}`,
+    durationSeconds: 60,
+    waitSeconds: 0,
+    force: false,
+    ...fields,
+  });
+}
+
+/** The holders of the node Leases in kube-sim, straight from the API server's store. */
+export async function holdersInApi(world: World): Promise<Map<string, string>> {
+  const list = await world.coord.listNamespacedLease({ namespace: NS });
+  const out = new Map<string, string>();
+  for (const l of list.items) {
+    if (l.metadata?.labels?.["lockstep.io/lease-kind"] === "slot") continue;
+    if (l.spec?.holderIdentity) out.set(l.metadata!.name!, l.spec.holderIdentity);
+  }
+  return out;
+}
+
+export function eventsOf(world: World, fact: string): any[] {
+  return world.events.filter((e) => e.subject.endsWith(`.${fact}`)).map((e) => e.message);
+}

@@ -1,0 +1,2 @@
+// Kubernetes label selector semantics (shared, in contracts): an empty selector matches everything.
+export { labelSelectorIsEmpty as selectorIsEmpty, matchesLabelSelector as selectorMatches } from "@lockstep/contracts";

@@ -1,0 +1,130 @@
+// UpdateStatusService over the aggregator. Errors are gRPC statuses with clear messages:
+// INVALID_ARGUMENT for bad requests, UNAVAILABLE before the initial sync, FAILED_PRECONDITION
+// when the cluster cannot be evaluated (no ClusterVersion, ...: the rules' own errors).
+import { status as Status, type ServerErrorResponse } from "@grpc/grpc-js";
+import type { NodeInsight, UpdateStatusServiceServer } from "@lockstep/contracts";
+import { DETAILS_VALUES, type Details, StatusError } from "@lockstep/insights";
+import type { Logger } from "pino";
+import type { Aggregator } from "../aggregator.js";
+import { withNodeFields } from "./fast-encode.js";
+import { PageTokenError, decodePageToken, encodePageToken } from "./page-token.js";
+
+export const DEFAULT_PAGE_SIZE = 500;
+export const MAX_PAGE_SIZE = 5000;
+const ASSESSMENTS = ["Degraded", "Unavailable", "Progressing", "Excluded", "Outdated", "Completed"];
+
+export function grpcError(code: Status, details: string): ServerErrorResponse {
+  return Object.assign(new Error(details), { code, details });
+}
+
+export class RequestError extends Error {}
+
+const NOT_SYNCED = "the status view is not synced with the state plane yet; retry shortly";
+class NotSyncedError extends Error {}
+
+/** Maps what a handler threw to a status; unexpected errors are logged and reported as INTERNAL. */
+export function toGrpcError(err: unknown, logger: Logger): ServerErrorResponse {
+  if (err instanceof NotSyncedError) return grpcError(Status.UNAVAILABLE, NOT_SYNCED);
+  if (err instanceof RequestError || err instanceof PageTokenError) return grpcError(Status.INVALID_ARGUMENT, err.message);
+  if (err instanceof StatusError) return grpcError(Status.FAILED_PRECONDITION, err.message.trim());
+  logger.error({ err }, "update status request failed");
+  return grpcError(Status.INTERNAL, "internal error computing the update status");
+}
+
+function requireSynced(agg: Aggregator): void {
+  if (!agg.synced) throw new NotSyncedError(NOT_SYNCED);
+}
+
+export function parseDetailsArg(value: string): Details {
+  const v = value === "" ? "none" : value;
+  if (!(DETAILS_VALUES as readonly string[]).includes(v)) {
+    throw new RequestError(`details must be one of ${DETAILS_VALUES.join(", ")} (got ${JSON.stringify(value)})`);
+  }
+  return v as Details;
+}
+
+export interface NodePage {
+  nodes: NodeInsight[];
+  nextPageToken: string;
+}
+
+/** One page of the name-ordered node list, filtered. Pure given the list. */
+export function pageNodes(all: readonly NodeInsight[], req: { pool: string; assessment: string; pageSize: number; pageToken: string }): NodePage {
+  if (req.assessment !== "" && !ASSESSMENTS.includes(req.assessment)) {
+    throw new RequestError(`assessment must be one of ${ASSESSMENTS.join(", ")} (got ${JSON.stringify(req.assessment)})`);
+  }
+  if (req.pageSize < 0) throw new RequestError(`page_size must not be negative (got ${req.pageSize})`);
+  const size = Math.min(req.pageSize === 0 ? DEFAULT_PAGE_SIZE : req.pageSize, MAX_PAGE_SIZE);
+  const filter = { pool: req.pool, assessment: req.assessment };
+  const after = req.pageToken === "" ? undefined : decodePageToken(req.pageToken, filter).after;
+  // Binary search for the first name after the cursor (the list is in name order).
+  let lo = 0;
+  if (after !== undefined) {
+    let hi = all.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (all[mid]!.name <= after) lo = mid + 1;
+      else hi = mid;
+    }
+  }
+  const nodes: NodeInsight[] = [];
+  let i = lo;
+  for (; i < all.length && nodes.length < size; i++) {
+    const n = all[i]!;
+    if (req.pool !== "" && n.pool !== req.pool) continue;
+    if (req.assessment !== "" && n.record?.assessment !== req.assessment) continue;
+    nodes.push(n);
+  }
+  let more = false;
+  for (let j = i; j < all.length && !more; j++) {
+    const n = all[j]!;
+    more = (req.pool === "" || n.pool === req.pool) && (req.assessment === "" || n.record?.assessment === req.assessment);
+  }
+  const last = nodes[nodes.length - 1];
+  return { nodes, nextPageToken: more && last ? encodePageToken({ after: last.name, ...filter }) : "" };
+}
+
+export function updateStatusService(agg: Aggregator, logger: Logger): UpdateStatusServiceServer {
+  return {
+    getUpdateStatus(call, callback) {
+      try {
+        requireSynced(agg);
+        const status = agg.status(true);
+        // Node insights go pre-encoded (fast-encode.ts); served with updateStatusServiceDefinition.
+        callback(null, call.request.omitNodes ? { status } : withNodeFields({ status }, agg.nodeFieldBytes()));
+      } catch (err) {
+        callback(toGrpcError(err, logger));
+      }
+    },
+    listNodeInsights(call, callback) {
+      try {
+        requireSynced(agg);
+        callback(null, pageNodes(agg.nodeList(), call.request));
+      } catch (err) {
+        callback(toGrpcError(err, logger));
+      }
+    },
+    renderStatus(call, callback) {
+      try {
+        const details = parseDetailsArg(call.request.details);
+        requireSynced(agg);
+        callback(null, { text: agg.render(details) });
+      } catch (err) {
+        callback(toGrpcError(err, logger));
+      }
+    },
+    watchUpdateStatus(call) {
+      if (!agg.synced) {
+        call.emit("error", grpcError(Status.UNAVAILABLE, NOT_SYNCED));
+        return;
+      }
+      const stop = agg.watch(call.request.omitNodes, (message) => {
+        if (!call.cancelled) call.write(message);
+      });
+      const end = () => stop();
+      call.on("cancelled", end);
+      call.on("close", end);
+      call.on("error", end);
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import { env, serviceConfigSchema } from "@lockstep/runtime";
+
+/**
+ * Status-aggregator settings (plus the runtime's base variables; GRPC_PORT defaults to 9094 and
+ * HTTP_PORT to 8094 when unset):
+ *
+ * | variable | meaning | default |
+ * |---|---|---|
+ * | DEBOUNCE_MS | state changes arriving within this window are recomputed together | 25 |
+ * | WATCH_REFRESH_MS | WatchUpdateStatus sends a fresh status this often even without changes (durations move) | 10000 |
+ * | LEASE_NAMESPACE | namespace of Lockstep's own node Leases | lockstep-leases |
+ * | FOREIGN_NODE_LEASE_NAMESPACES | KEP-style namespaces (Lease named after the node) | kube-node-maintenance |
+ * | MEDIK8S_LEASE_NAMESPACES | medik8s namespaces (Lease named node-<name>) | medik8s-leases |
+ * | ADMIN_HOLDER_PREFIX | holder prefix of admin holds that never expire | kubeadm |
+ * | WRITE_POLICY_STATUS | write each NodeDisruptionPolicy's Accepted/Conflicting status (the only Kubernetes write) | true |
+ * | KUBECONFIG | kubeconfig for that write; in-cluster config when unset in a pod | client-node default |
+ */
+export const aggregatorConfigSchema = serviceConfigSchema({
+  GRPC_PORT: env.port().default(9094),
+  HTTP_PORT: env.port().default(8094),
+  DEBOUNCE_MS: env.int({ min: 0, max: 10_000 }).default(25),
+  WATCH_REFRESH_MS: env.int({ min: 100 }).default(10_000),
+  LEASE_NAMESPACE: env.string().default("lockstep-leases"),
+  FOREIGN_NODE_LEASE_NAMESPACES: env.list().default(["kube-node-maintenance"]),
+  MEDIK8S_LEASE_NAMESPACES: env.list().default(["medik8s-leases"]),
+  ADMIN_HOLDER_PREFIX: env.string().default("kubeadm"),
+  WRITE_POLICY_STATUS: env.bool().default(true),
+  KUBECONFIG: env.string().optional(),
+});

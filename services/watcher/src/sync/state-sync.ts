@@ -1,0 +1,127 @@
+// Keeps the state plane equal to the normalised API objects: one informer per watched resource,
+// every event recomputes the key's desired snapshot, the StateWriter writes only what changed.
+// After each complete list, keys of objects that no longer exist are deleted. `meta.synced` is
+// written once every resource has listed (or been reported missing) and those writes landed.
+//
+// Two replicas are safe without leader election: both compute the same snapshot from the same API
+// objects and write identical bytes, which consumers ignore (StateCache drops identical rewrites).
+import { encode, parseStateKey, stateKey, StateKinds, SyncMarker, type StateKindName } from "@lockstep/contracts";
+import { StateWriter } from "@lockstep/bus";
+import { Informer, metadataOnly } from "@lockstep/kube";
+import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
+import type { KV } from "@nats-io/kv";
+import { setMaxListeners } from "node:events";
+import type { Logger } from "pino";
+import type { WatcherMetrics } from "../metrics.js";
+import { keyFor, ownsKey, watchedResources, type Watched, type WatchSettings } from "./watched.js";
+
+export interface StateSyncOptions extends WatchSettings {
+  kc: KubeConfig;
+  kv: KV;
+  logger: Logger;
+  metrics?: WatcherMetrics;
+  /** Identity written into meta.synced. */
+  identity: string;
+  /** Keys present in the bucket at start (from a StateCache), so unchanged values are not rewritten. */
+  existing?: Iterable<[string, Uint8Array]>;
+  informer?: { minBackoffMs?: number; maxBackoffMs?: number; missingRetryMs?: number; watchTimeoutSeconds?: number };
+}
+
+export class StateSync {
+  readonly writer: StateWriter;
+  private readonly informers: Array<{ w: Watched; informer: Informer<KubernetesObject> }> = [];
+  private readonly listed = new Set<string>();
+  private readonly missing = new Set<string>();
+  private syncedWritten = false;
+  private syncedResolve!: () => void;
+  /** Resolves once meta.synced has been written. */
+  readonly synced = new Promise<void>((r) => (this.syncedResolve = r));
+
+  constructor(private readonly o: StateSyncOptions) {
+    const m = o.metrics;
+    this.writer = new StateWriter(o.kv, {
+      logger: o.logger,
+      onWritten: (_key, op, since) => {
+        m?.written.inc({ op });
+        m?.lag.observe((Date.now() - since) / 1000);
+      },
+      onSuppressed: () => m?.suppressed.inc(),
+      onError: () => m?.errors.inc({ resource: "kv", stage: "write" }),
+    });
+    if (o.existing) this.writer.prime(o.existing);
+  }
+
+  start(signal: AbortSignal): void {
+    setMaxListeners(64, signal); // one abort listener per informer
+    for (const w of watchedResources(this.o)) {
+      const informer: Informer<KubernetesObject> = new Informer(this.o.kc, w.resource, {
+        add: (obj) => this.apply(w, obj, "ADDED"),
+        update: (obj) => this.apply(w, obj, "MODIFIED"),
+        delete: (obj) => {
+          this.o.metrics?.events.inc({ resource: w.name, type: "DELETED" });
+          this.writer.remove(keyFor(w, obj));
+        },
+        listed: ({ initial, count }) => {
+          this.o.metrics?.relists.inc({ resource: w.name });
+          this.sweep(w, informer);
+          if (initial) this.o.logger.info({ resource: w.name, count }, "initial list applied");
+          this.missing.delete(w.name);
+          this.listed.add(w.name);
+          void this.maybeSynced();
+        },
+        missing: () => {
+          if (!this.missing.has(w.name)) this.o.logger.warn({ resource: w.name }, "resource not served by the API server; skipped");
+          this.missing.add(w.name);
+          void this.maybeSynced();
+        },
+        error: () => this.o.metrics?.errors.inc({ resource: w.name, stage: "watch" }),
+      }, { namespace: w.namespace, fieldSelector: w.fieldSelector, logger: this.o.logger, keep: metadataOnly, ...this.o.informer });
+      this.informers.push({ w, informer });
+      informer.start(signal);
+    }
+    signal.addEventListener("abort", () => this.writer.stop(), { once: true });
+  }
+
+  private apply(w: Watched, obj: KubernetesObject, type: string): void {
+    const since = Date.now();
+    this.o.metrics?.events.inc({ resource: w.name, type });
+    const key = keyFor(w, obj as never);
+    let snapshot: unknown;
+    try {
+      snapshot = w.normalize(obj as never);
+    } catch (err) {
+      // Bad data never stops the watcher: the object is reported and left out of the state plane.
+      this.o.metrics?.errors.inc({ resource: w.name, stage: "normalize" });
+      this.o.logger.warn({ resource: w.name, name: obj.metadata?.name, namespace: obj.metadata?.namespace, err: (err as Error).message }, "skipping malformed object");
+      this.writer.remove(key, since);
+      return;
+    }
+    this.writer.set(key, encode(StateKinds[w.kind].codec as never, snapshot as never), since);
+  }
+
+  /** Deletes keys this resource owns whose objects are not in the informer's cache. */
+  private sweep(w: Watched, informer: Informer<KubernetesObject>): void {
+    const live = new Set(informer.list().map((o) => keyFor(w, o as never)));
+    for (const key of this.writer.keys()) {
+      const parsed = parseStateKey(key);
+      if (parsed && ownsKey(w, parsed, this.o) && !live.has(key)) this.writer.remove(key);
+    }
+  }
+
+  private async maybeSynced(): Promise<void> {
+    if (this.syncedWritten) return;
+    const pending = this.informers.filter(({ w }) => !this.listed.has(w.name) && !this.missing.has(w.name));
+    if (pending.length > 0 || this.informers.length === 0) return;
+    this.syncedWritten = true;
+    await this.writer.flushed();
+    const kinds = new Set<StateKindName>();
+    const skipped = new Set<StateKindName>();
+    for (const { w } of this.informers) (this.listed.has(w.name) ? kinds : skipped).add(w.kind);
+    for (const k of kinds) skipped.delete(k);
+    const marker = SyncMarker.fromPartial({ syncedAt: new Date(), writer: this.o.identity, kinds: [...kinds].sort(), skippedKinds: [...skipped].sort() });
+    this.writer.set(stateKey("meta", "synced"), encode(SyncMarker, marker));
+    await this.writer.flushed();
+    this.o.logger.info({ kinds: marker.kinds, skipped: marker.skippedKinds }, "state plane synced");
+    this.syncedResolve();
+  }
+}

@@ -1,0 +1,56 @@
+// The watcher as a Runnable: connect, ensure the planes exist, load what the bucket holds, then
+// keep it equal to the API server's objects until stopped.
+import { hostname } from "node:os";
+import { closeBus, connectBus, ensureEventStream, ensureStateBucket, StateCache, type BusConnectionOptions } from "@lockstep/bus";
+import type { KubeConfig } from "@kubernetes/client-node";
+import type { Registry } from "prom-client";
+import type { Logger } from "pino";
+import type { Readiness, Runnable } from "@lockstep/runtime";
+import { watcherMetrics } from "./metrics.js";
+import { StateSync } from "./sync/state-sync.js";
+import type { WatchSettings } from "./sync/watched.js";
+
+export interface WatcherOptions extends WatchSettings {
+  kc: KubeConfig;
+  bus: BusConnectionOptions;
+  logger: Logger;
+  registry?: Registry;
+  readiness?: Readiness;
+  identity?: string;
+  informer?: ConstructorParameters<typeof StateSync>[0]["informer"];
+  /** Called with the running sync (tests and benchmarks observe it). */
+  onStarted?(sync: StateSync): void;
+}
+
+export function watcherRunnable(o: WatcherOptions): Runnable {
+  return {
+    name: "watcher",
+    async start(signal) {
+      const ready = o.readiness?.flag("state-synced", false, "initial lists not yet in");
+      const nc = await connectBus(o.bus);
+      try {
+        await ensureEventStream(nc);
+        const kv = await ensureStateBucket(nc);
+        // Read what the bucket holds so unchanged objects are not rewritten and vanished ones deleted.
+        const cache = new StateCache(kv, { logger: o.logger });
+        await cache.start();
+        const existing = [...cache.keys()].map((k) => [k, cache.getByKey(k)!.bytes] as [string, Uint8Array]);
+        cache.stop();
+        const sync = new StateSync({
+          ...o,
+          kv,
+          existing,
+          identity: o.identity ?? hostname(),
+          metrics: o.registry ? watcherMetrics(o.registry) : undefined,
+        });
+        sync.start(signal);
+        o.onStarted?.(sync);
+        void sync.synced.then(() => ready?.set(true));
+        await new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
+        await Promise.race([sync.writer.flushed(), new Promise((r) => setTimeout(r, 2_000))]);
+      } finally {
+        await closeBus(nc);
+      }
+    },
+  };
+}

@@ -1,0 +1,52 @@
+// The demo's story, step by step, with every service a separate process.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { closeBus, connectBus } from "@lockstep/bus";
+import { Clients, DEMO_SPEC, EventLog, runStory, startEnvironment, STEPS } from "@lockstep/demo";
+import { describe, expect, it } from "vitest";
+
+async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe("whole system: the demo's story", () => {
+  it("happens step by step", async () => {
+    const env = await startEnvironment({ runDir: mkdtempSync(join(tmpdir(), "lockstep-e2e-story-")), spec: DEMO_SPEC, timeScale: 120 });
+    const clients = new Clients(env.system);
+    const nc = await connectBus({ servers: env.natsUrl });
+    const events = new EventLog();
+    const abort = new AbortController();
+    const feeding = events.start(nc, abort.signal);
+    try {
+      const results = await runStory({ env, clients, events, versions: { current: "4.15.12", target: "4.16.3", next: "4.17.0" }, waitMs: 240_000, signal: abort.signal });
+      for (const r of results) expect(r, `${r.name}: ${r.detail}`).toMatchObject({ ok: true });
+      expect(results.map((r) => r.name)).toEqual(STEPS.map((s) => s.name));
+      // One completion fact for the target, however often the services re-evaluated.
+      expect(events.count("update.completed", (m) => m.version === "4.16.3")).toBe(1);
+
+      // Boot images (issue 9): every managed MachineSet patched exactly once to the new release's
+      // image, the recorded cluster boot image version advanced, and the scale-up check allows them.
+      const msType = env.kube.store.registry.resolve("machine.openshift.io", "v1beta1", "machinesets")!;
+      const machineSets = env.kube.store.entries(msType).map((e) => e.obj as any);
+      const bipType = env.kube.store.registry.resolve("lockstep.io", "v1alpha1", "bootimagepolicies")!;
+      const recorded = () => (env.kube.store.getEntry(bipType, undefined, "cluster")?.obj as any)?.status?.bootImageSkewEnforcementStatus;
+      await waitFor(() => recorded()?.automatic?.ocpVersion === "4.16.3", 60_000);
+      for (const ms of machineSets) {
+        expect(events.count("bootimage.updated", (m) => m.machineSet?.name === ms.metadata.name), ms.metadata.name).toBe(1);
+        const scale = await clients.call(clients.skew, clients.skew.checkScaleUp, { namespace: ms.metadata.namespace, machineSet: ms.metadata.name });
+        expect(scale, ms.metadata.name).toMatchObject({ allowed: true });
+      }
+    } finally {
+      abort.abort();
+      await feeding.catch(() => {});
+      await closeBus(nc);
+      clients.close();
+      await env.stop();
+    }
+  });
+});

@@ -1,0 +1,101 @@
+// Shared set-up of the whole-system tests: the demo's environment (nats-server, kube-sim,
+// cluster-sim, five service processes) plus helpers that read the end state.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { closeBus, connectBus } from "@lockstep/bus";
+import { parseClusterSpec } from "@lockstep/cluster-sim";
+import { Clients, EventLog, startEnvironment, type Environment } from "@lockstep/demo";
+import type { NatsConnection } from "@nats-io/transport-node";
+
+export const SMALL_SPEC = parseClusterSpec({
+  name: "e2e",
+  platform: "aws",
+  region: "us-east-2",
+  version: "4.15.12",
+  history: ["4.14.20"],
+  masters: 3,
+  pools: [{ name: "worker", size: 4, maxUnavailable: 2 }],
+  bootImageVersion: "4.15.12",
+});
+
+export interface TestSystem {
+  env: Environment;
+  clients: Clients;
+  events: EventLog;
+  nc: NatsConnection;
+  stop(): Promise<void>;
+}
+
+export async function startTestSystem(o: { spec?: typeof SMALL_SPEC; timeScale?: number; faults?: string[] } = {}): Promise<TestSystem> {
+  const runDir = mkdtempSync(join(tmpdir(), "lockstep-e2e-"));
+  const env = await startEnvironment({ runDir, spec: o.spec ?? SMALL_SPEC, timeScale: o.timeScale ?? 120, faults: o.faults });
+  const clients = new Clients(env.system);
+  const nc = await connectBus({ servers: env.natsUrl, name: "e2e" });
+  const events = new EventLog();
+  const abort = new AbortController();
+  const feeding = events.start(nc, abort.signal);
+  return {
+    env,
+    clients,
+    events,
+    nc,
+    stop: async () => {
+      abort.abort();
+      await feeding.catch(() => {});
+      await closeBus(nc);
+      clients.close();
+      await env.stop();
+    },
+  };
+}
+
+export async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 240_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** Node records (assessment/phase) as the aggregator serves them. */
+export async function nodeRecords(t: TestSystem) {
+  const res = await t.clients.call(t.clients.status, t.clients.status.getUpdateStatus, { omitNodes: false });
+  return (res.status?.nodes ?? []).map((n) => ({ name: n.name, pool: n.pool, assessment: n.record?.assessment, phase: n.record?.phase }));
+}
+
+/** Every node Completed/Updated in the aggregator's view. */
+export async function allUpdated(t: TestSystem, total: number): Promise<boolean> {
+  const recs = await nodeRecords(t);
+  return recs.length === total && recs.every((r) => r.assessment === "Completed" && r.phase === "Updated");
+}
+
+/** Node Leases in kube-sim: holders per node (at most one by construction) and who holds. */
+export function heldNodeLeases(env: Environment): Array<{ node: string; holder: string }> {
+  const t = env.kube.store.registry.resolve("coordination.k8s.io", "v1", "leases")!;
+  return env.kube.store
+    .entries(t, "lockstep-leases")
+    .map((e) => e.obj as any)
+    .filter((l) => !String(l.metadata.name).startsWith("lockstep-slot.") && l.spec?.holderIdentity)
+    .map((l) => ({ node: l.metadata.name, holder: l.spec.holderIdentity }));
+}
+
+/**
+ * Watches every Lease write in kube-sim and records the largest number of nodes of one pool held
+ * for Update at once: the pool's maxUnavailable must never be exceeded.
+ */
+export function trackConcurrentUpdates(env: Environment): () => number {
+  let max = 0;
+  env.kube.store.onCommit(() => {
+    const held = heldNodeLeases(env).filter((l) => l.holder.includes("update")).length;
+    if (held > max) max = held;
+  });
+  return () => max;
+}
