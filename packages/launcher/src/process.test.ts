@@ -43,8 +43,8 @@ describe("ManagedProcess", () => {
   });
 
   it("fails waitReady with the log path when the process dies", async () => {
-    const p = new ManagedProcess({ name: "bad", command: process.execPath, args: ["-e", "process.exit(3)"], env: {}, logFile: join(dir, "bad.log"), readyUrl: "http://127.0.0.1:1/readyz" });
+    const p = new ManagedProcess({ name: "bad", command: process.execPath, args: ["-e", "console.error('listen EADDRINUSE: address already in use'); process.exit(3)"], env: {}, logFile: join(dir, "bad.log"), readyUrl: "http://127.0.0.1:1/readyz" });
     p.start();
-    await expect(p.waitReady(5_000)).rejects.toThrow(/bad exited before it was ready \(see .*bad\.log\)/);
+    await expect(p.waitReady(5_000)).rejects.toThrow(/bad exited before it was ready \(see .*bad\.log\); last output:\nlisten EADDRINUSE/);
   });
 });

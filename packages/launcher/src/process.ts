@@ -3,6 +3,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 
+const TAIL_LINES = 15;
+
 export interface ManagedProcessOptions {
   name: string;
   command: string;
@@ -16,8 +18,11 @@ export interface ManagedProcessOptions {
 export class ManagedProcess {
   private child: ChildProcess | undefined;
   private log: WriteStream | undefined;
+  private closed: Promise<void> = Promise.resolve();
   private exitListeners: Array<(code: number | null, signal: NodeJS.Signals | null) => void> = [];
   private expectedExit = false;
+  /** Last lines of output, so a failed start says why without opening the log file. */
+  private tail: string[] = [];
 
   constructor(readonly o: ManagedProcessOptions) {}
 
@@ -38,8 +43,17 @@ export class ManagedProcess {
     this.log = createWriteStream(this.o.logFile, { flags: "a" });
     this.expectedExit = false;
     const child = spawn(this.o.command, this.o.args, { env: { ...process.env, ...this.o.env }, stdio: ["ignore", "pipe", "pipe"] });
+    this.tail = [];
     child.stdout!.pipe(this.log, { end: false });
     child.stderr!.pipe(this.log, { end: false });
+    const keep = (chunk: Buffer) => {
+      this.tail.push(...chunk.toString("utf8").split("\n").filter((l) => l.trim() !== ""));
+      if (this.tail.length > TAIL_LINES) this.tail.splice(0, this.tail.length - TAIL_LINES);
+    };
+    child.stdout!.on("data", keep);
+    child.stderr!.on("data", keep);
+    const closed = new Promise<void>((r) => child.once("close", () => r()));
+    this.closed = closed;
     child.on("exit", (code, signal) => {
       if (!this.expectedExit) for (const l of this.exitListeners) l(code, signal);
     });
@@ -50,7 +64,12 @@ export class ManagedProcess {
     if (!this.o.readyUrl) return;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (!this.running) throw new Error(`${this.o.name} exited before it was ready (see ${this.o.logFile})`);
+      if (!this.running) {
+        // "close" comes after the last output, so the tail is complete.
+        await Promise.race([this.closed, new Promise((r) => setTimeout(r, 1_000))]);
+        const last = this.tail.length ? `; last output:\n${this.tail.join("\n")}` : "";
+        throw new Error(`${this.o.name} exited before it was ready (see ${this.o.logFile})${last}`);
+      }
       try {
         const res = await fetch(this.o.readyUrl);
         if (res.status === 200) return;
