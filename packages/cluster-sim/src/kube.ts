@@ -47,12 +47,17 @@ const KINDS: Record<string, KindInfo> = {
   MachineSet: { group: "machine.openshift.io", version: "v1beta1", plural: "machinesets", namespaced: true },
 };
 
+/** Deleting what is already gone is the outcome a delete wants. */
+const GONE = [404] as const;
+
 export type EvictResult = "evicted" | "blocked" | "gone";
 
 export interface WriterStats {
   writes: number;
   conflicts: number;
   errors: number;
+  /** The first few errors as "verb: status message", so a failed run says what went wrong. */
+  errorSamples: string[];
   byVerb: Record<string, number>;
 }
 
@@ -63,7 +68,7 @@ export class KubeWriter {
   private readonly base: Mw[] = [];
   private inFlight = 0;
   private readonly waiting: Array<() => void> = [];
-  readonly stats: WriterStats = { writes: 0, conflicts: 0, errors: 0, byVerb: {} };
+  readonly stats: WriterStats = { writes: 0, conflicts: 0, errors: 0, errorSamples: [], byVerb: {} };
   private agent: HttpAgent | undefined;
 
   constructor(kc: KubeConfig, private readonly concurrency = 64) {
@@ -93,7 +98,8 @@ export class KubeWriter {
     return { middleware: mws as never, middlewareMergeStrategy: "append" } as ConfigurationOptions;
   }
 
-  private async run<T>(verb: string, fn: () => Promise<T>): Promise<T> {
+  /** `expected`: answers that are an outcome the caller handles (a drain told "blocked by a PDB"), not errors. */
+  private async run<T>(verb: string, fn: () => Promise<T>, expected: readonly number[] = []): Promise<T> {
     if (this.inFlight >= this.concurrency) await new Promise<void>((r) => this.waiting.push(r));
     this.inFlight++;
     this.stats.writes++;
@@ -103,8 +109,10 @@ export class KubeWriter {
     } catch (err) {
       const code = statusCode(err);
       if (code === 409) this.stats.conflicts++;
-      // Deleting what is already gone is the outcome a delete wants, not an error.
-      else if (!(code === 404 && verb.startsWith("delete"))) this.stats.errors++;
+      else if (code === undefined || !expected.includes(code)) {
+        this.stats.errors++;
+        if (this.stats.errorSamples.length < 5) this.stats.errorSamples.push(`${verb}: ${code ?? "no status"} ${(err as Error).message?.slice(0, 200) ?? ""}`);
+      }
       throw err;
     } finally {
       this.inFlight--;
@@ -180,6 +188,7 @@ export class KubeWriter {
     try {
       await this.run("create pods/eviction", () =>
         this.core.createNamespacedPodEviction({ name, namespace, body: { apiVersion: "policy/v1", kind: "Eviction", metadata: { name, namespace } } }, this.opts()),
+        [429, 404],
       );
       return "evicted";
     } catch (err) {
@@ -192,7 +201,7 @@ export class KubeWriter {
 
   async deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Promise<void> {
     try {
-      await this.run("delete pods", () => this.core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds }, this.opts()));
+      await this.run("delete pods", () => this.core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds }, this.opts()), GONE);
     } catch (err) {
       if (statusCode(err) !== 404) throw err;
     }
@@ -200,7 +209,7 @@ export class KubeWriter {
 
   async deletePdb(namespace: string, name: string): Promise<void> {
     try {
-      await this.run("delete poddisruptionbudgets", () => this.policy.deleteNamespacedPodDisruptionBudget({ name, namespace }, this.opts()));
+      await this.run("delete poddisruptionbudgets", () => this.policy.deleteNamespacedPodDisruptionBudget({ name, namespace }, this.opts()), GONE);
     } catch (err) {
       if (statusCode(err) !== 404) throw err;
     }

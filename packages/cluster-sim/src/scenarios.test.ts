@@ -59,6 +59,7 @@ describe("scenarios on kube-sim", () => {
     const sc = await loadScenario("upgrade-basic");
     const r = await runScenario(sc, { kc: kubeConfigForUrl(ks.url), timeScale: 600 });
     watch.stop();
+    expect(r.sim.stats().errorSamples).toEqual([]);
     expect(r.sim.stats().errors).toBe(0);
     expect(watch.observations()).toBeGreaterThan(50);
     // Rolling really happened in parallel up to the limit, never beyond it.

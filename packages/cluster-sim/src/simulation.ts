@@ -52,7 +52,7 @@ export interface SimulationOptions {
 export interface Simulation {
   readonly clock: SimClock;
   readonly world: World;
-  readonly stats: () => { writes: number; conflicts: number; errors: number; heartbeats: number; byVerb: Record<string, number>; created: number };
+  readonly stats: () => { writes: number; conflicts: number; errors: number; errorSamples: string[]; heartbeats: number; byVerb: Record<string, number>; created: number };
   /** Sets `spec.desiredUpdate` on ClusterVersion (the CVO takes it from there). */
   upgrade(version: string, o?: { force?: boolean; image?: string }): Promise<void>;
   setPaused(pool: string, paused: boolean): Promise<void>;
@@ -132,7 +132,7 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     clock,
     world,
     remediation,
-    stats: () => ({ ...writer.stats, byVerb: { ...writer.stats.byVerb }, heartbeats: kubelet.beats, created }),
+    stats: () => ({ ...writer.stats, errorSamples: [...writer.stats.errorSamples], byVerb: { ...writer.stats.byVerb }, heartbeats: kubelet.beats, created }),
     async upgrade(version, u = {}) {
       const cv = world.get("cv", "version");
       const body = { spec: { desiredUpdate: { version, image: u.image ?? releaseImage(version), ...(u.force ? { force: true } : {}) } }, ...(cv ? {} : {}) };
