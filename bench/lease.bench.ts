@@ -15,7 +15,7 @@ import * as grpc from "@grpc/grpc-js";
 import { CoordinationV1Api, V1MicroTime } from "@kubernetes/client-node";
 import { LeaseServiceClient, OperationType, type AcquireResponse } from "@lockstep/contracts";
 import { kubeConfigForUrl } from "@lockstep/kube";
-import { makeKeepAliveApiClient } from "@lockstep/lease-coordinator";
+import { makeJsonApiClient } from "@lockstep/lease-coordinator";
 import { freePort, startNatsServer } from "@lockstep/testing";
 import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
 
@@ -151,9 +151,13 @@ export async function benchLease(): Promise<BenchResult[]> {
       replicas.push({ client });
     }
     const name = (i: number) => `node-${i}.bench.internal`;
-    // Same client construction as the coordinator (one keep-alive agent), so the ratio compares like with like.
-    const coord = makeKeepAliveApiClient(kubeConfigForUrl(simUrl), CoordinationV1Api);
-    for (let i = 0; i < 20; i++) await coord.createNamespacedLease({ namespace: "bench-raw", body: rawLease(`warm-${i}`) });
+    // The coordinator's own Lease client (plain JSON over one keep-alive agent), so the ratio compares like with like.
+    const coord = makeJsonApiClient(kubeConfigForUrl(simUrl), CoordinationV1Api);
+    const rawCreate = async (leaseName: string) => {
+      const r = await coord.createNamespacedLease({ namespace: "bench-raw", body: rawLease(leaseName) });
+      if (!("status" in r) || r.status !== 201) throw new Error(`raw create ${leaseName}: ${JSON.stringify(r).slice(0, 200)}`);
+    };
+    for (let i = 0; i < 20; i++) await rawCreate(`warm-${i}`);
     for (let i = 0; i < 20; i++) await acquire(replicas[i % 2]!, name(NODES - 1 - i), "warm"), await release(replicas[i % 2]!, name(NODES - 1 - i), "warm");
 
     // 1. Rounds at each concurrency: NODES raw creates, then NODES acquires on NODES nodes, then
@@ -169,7 +173,7 @@ export async function benchLease(): Promise<BenchResult[]> {
     const coordPids = children.slice(2).map((c) => c.proc.pid!);
     const rounds: Round[] = [];
     for (const w of WINDOWS) {
-      const cpuRaw = await cpuPer({ ...pids, coordinators: undefined }, NODES, () => windowed(NODES, w, (i) => coord.createNamespacedLease({ namespace: "bench-raw", body: rawLease(`raw-${w}-${i}`) })));
+      const cpuRaw = await cpuPer({ ...pids, coordinators: undefined }, NODES, () => windowed(NODES, w, (i) => rawCreate(`raw-${w}-${i}`)));
       let granted = 0;
       const coordBefore = coordPids.reduce((a, p) => a + cpuSeconds(p), 0);
       const cpuGrant = await cpuPer(pids, NODES, () =>
@@ -189,7 +193,7 @@ export async function benchLease(): Promise<BenchResult[]> {
       const res = await acquire(replicas[k & 1]!, name(i), holder).catch(() => undefined);
       if (res?.granted) winners.set(name(i), [...(winners.get(name(i)) ?? []), holder]);
     });
-    const stored = await coord.listNamespacedLease({ namespace: NS });
+    const stored = await kubeConfigForUrl(simUrl).makeApiClient(CoordinationV1Api).listNamespacedLease({ namespace: NS });
     const storedHolder = new Map(stored.items.map((l) => [l.metadata!.name!, l.spec?.holderIdentity ?? ""]));
     let doubleGrants = 0;
     let mismatches = 0;

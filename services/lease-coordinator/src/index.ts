@@ -4,4 +4,4 @@ export { leaseCoordinatorConfigSchema, policyFromSettings, coordinatorId, type L
 export { Coordinator, CoordinatorError } from "./service/coordinator.js";
 export { LeaseIndex } from "./store/lease-index.js";
 export * as policy from "./policy/index.js";
-export { makeKeepAliveApiClient } from "./store/keep-alive.js";
+export { makeJsonApiClient } from "./store/lease-json-client.js";

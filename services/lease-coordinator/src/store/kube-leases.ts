@@ -1,10 +1,11 @@
 // The only place the coordinator talks to the API server: compare-and-swap Lease writes, a direct
 // re-read after a conflict, and creating its namespace. Errors are classified, never thrown raw.
-import { CoordinationV1Api, CoreV1Api, V1MicroTime, type KubeConfig, type V1Lease } from "@kubernetes/client-node";
+import { CoordinationV1Api, CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import type { LeaseState } from "@lockstep/contracts";
 import { isConflict, isNotFound, statusCode, statusReason } from "@lockstep/kube";
-import { makeKeepAliveApiClient } from "./keep-alive.js";
-import { leaseStateFromObject, type LeaseBody, type LeaseWrite } from "../policy/index.js";
+import type { HttpResult } from "./kube-http.js";
+import { makeJsonApiClient, type LeaseJsonClient } from "./lease-json-client.js";
+import { leaseStateFromObject, type LeaseWrite } from "../policy/index.js";
 
 export type WriteOutcome =
   | { ok: true; state: LeaseState }
@@ -18,14 +19,6 @@ export interface LeaseApi {
   read(namespace: string, name: string): Promise<LeaseState | null | { error: string }>;
 }
 
-/** MicroTime must go out with six fractional digits (stack.md pitfall 22). */
-function toApiBody(body: LeaseBody): V1Lease {
-  const spec = { ...body.spec } as Record<string, unknown>;
-  if (typeof body.spec.acquireTime === "string") spec.acquireTime = new V1MicroTime(body.spec.acquireTime);
-  if (typeof body.spec.renewTime === "string") spec.renewTime = new V1MicroTime(body.spec.renewTime);
-  return { ...body, spec } as V1Lease;
-}
-
 function describe(err: unknown): string {
   const code = statusCode(err);
   const reason = statusReason(err);
@@ -33,43 +26,67 @@ function describe(err: unknown): string {
   return code !== undefined ? `HTTP ${code}${reason ? ` ${reason}` : ""}` : (message ?? "unknown error");
 }
 
+/** "HTTP 409 Conflict" from a Kubernetes Status body, or the transport error. */
+function describeResult(r: HttpResult): string {
+  if ("error" in r) return r.error.split("\n")[0] ?? "unknown error";
+  let reason: unknown;
+  try {
+    reason = (JSON.parse(r.text) as { reason?: unknown } | null)?.reason;
+  } catch {
+    // not a Status body
+  }
+  return `HTTP ${r.status}${typeof reason === "string" && reason ? ` ${reason}` : ""}`;
+}
+
+const success = (r: HttpResult): r is { status: number; text: string } => "status" in r && r.status >= 200 && r.status < 300;
+const status = (r: HttpResult): number | undefined => ("status" in r ? r.status : undefined);
+
+/** A 2xx body as LeaseState; a body that is not JSON is an error like a broken connection. */
+function parsed(r: { text: string }): { state: LeaseState } | { error: string } {
+  try {
+    return { state: leaseStateFromObject(JSON.parse(r.text)) };
+  } catch (err) {
+    return { error: `unreadable API response: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
 export class KubeLeaseApi implements LeaseApi {
-  private readonly coord: CoordinationV1Api;
+  private readonly coord: LeaseJsonClient;
   private readonly core: CoreV1Api;
 
   constructor(kc: KubeConfig) {
-    this.coord = makeKeepAliveApiClient(kc, CoordinationV1Api);
+    this.coord = makeJsonApiClient(kc, CoordinationV1Api);
     this.core = kc.makeApiClient(CoreV1Api);
   }
 
   async write(w: LeaseWrite): Promise<WriteOutcome> {
-    const body = toApiBody(w.body);
-    try {
-      const result =
-        w.expectedResourceVersion === null
-          ? await this.coord.createNamespacedLease({ namespace: w.namespace, body })
-          : await this.coord.replaceNamespacedLease({
-              name: w.name,
-              namespace: w.namespace,
-              body: { ...body, metadata: { ...body.metadata, resourceVersion: w.expectedResourceVersion } },
-            });
-      return { ok: true, state: leaseStateFromObject(result) };
-    } catch (err) {
-      // A replace of a Lease deleted meanwhile is a lost race like any other.
-      if (isConflict(err) || (w.expectedResourceVersion !== null && isNotFound(err))) return { ok: false, kind: "conflict", reason: describe(err) };
-      const code = statusCode(err);
-      if (code !== undefined && code >= 400 && code < 500 && code !== 429) return { ok: false, kind: "rejected", reason: describe(err) };
-      return { ok: false, kind: "transient", reason: describe(err) };
+    const r =
+      w.expectedResourceVersion === null
+        ? await this.coord.createNamespacedLease({ namespace: w.namespace, body: w.body })
+        : await this.coord.replaceNamespacedLease({
+            name: w.name,
+            namespace: w.namespace,
+            body: { ...w.body, metadata: { ...w.body.metadata, resourceVersion: w.expectedResourceVersion } },
+          });
+    if (success(r)) {
+      const p = parsed(r);
+      return "state" in p ? { ok: true, state: p.state } : { ok: false, kind: "transient", reason: p.error };
     }
+    // A replace of a Lease deleted meanwhile is a lost race like any other.
+    const code = status(r);
+    if (code === 409 || (w.expectedResourceVersion !== null && code === 404)) return { ok: false, kind: "conflict", reason: describeResult(r) };
+    if (code !== undefined && code >= 400 && code < 500 && code !== 429) return { ok: false, kind: "rejected", reason: describeResult(r) };
+    return { ok: false, kind: "transient", reason: describeResult(r) };
   }
 
   async read(namespace: string, name: string): Promise<LeaseState | null | { error: string }> {
-    try {
-      return leaseStateFromObject(await this.coord.readNamespacedLease({ name, namespace }));
-    } catch (err) {
-      if (isNotFound(err)) return null;
-      return { error: describe(err) };
+    const r = await this.coord.readNamespacedLease({ name, namespace });
+    if (success(r)) {
+      const p = parsed(r);
+      return "state" in p ? p.state : p;
     }
+    if (status(r) === 404) return null;
+    return { error: describeResult(r) };
   }
 
   /** Creates the namespace when missing; false (with the reason) when that is not possible. */
