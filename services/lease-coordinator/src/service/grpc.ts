@@ -72,8 +72,12 @@ export function leaseService(deps: LeaseServiceDeps): LeaseServiceServer {
         throw new CoordinatorError("invalid", `invalid request: wait_seconds ${req.waitSeconds} must be a whole number 0..${MAX_WAIT_SECONDS}`);
       }
       const abort = new AbortController();
-      call.on("cancelled", () => abort.abort());
-      const out = await need(deps).acquire(req, abort.signal);
+      const cancel = () => abort.abort();
+      call.on("cancelled", cancel);
+      // grpc-js emits "cancelled" after every answered call too; aborting then would only cost a DOMException.
+      const out = await need(deps)
+        .acquire(req, abort.signal)
+        .finally(() => call.off("cancelled", cancel));
       if (out.kind === "granted") return AcquireResponse.fromPartial({ granted: true, lease: out.lease, warnings: out.warnings });
       return AcquireResponse.fromPartial({ granted: false, deniedReason: out.reason, current: out.current, retryAfterSeconds: out.retryAfterSeconds, warnings: out.warnings });
     }),
