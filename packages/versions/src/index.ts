@@ -1,4 +1,5 @@
-// Public surface of @lockstep/versions: pure OpenShift / RHCOS version parsing and comparison.
+// Public surface of @lockstep/versions: pure OpenShift / RHCOS version parsing and comparison, and
+// the boot image skew rules built on them.
 export { VersionParseError, type ParseResult } from "./errors.js";
 export {
   type OcpVersion,
@@ -30,3 +31,16 @@ export {
   checkRhcosBootImage,
   checkBootImageRecord,
 } from "./boot-image.js";
+export {
+  UNKNOWN_INSTALL_VERSION,
+  type VersionHistory,
+  type PlatformInfo,
+  type SkewPolicyInfo,
+  type SkewMode,
+  type SkewEnforcementStatus,
+  type SkewModeInputs,
+  installVersion,
+  platformSupportsBootImageUpdates,
+  machineSetsMode,
+  effectiveSkewStatus,
+} from "./skew-mode.js";

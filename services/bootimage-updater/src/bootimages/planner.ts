@@ -22,7 +22,8 @@ import type { PatchResult, VSphereTemplateUpdate } from "./patch-result.js";
 import { PROVIDER_SPEC_KIND, type BootImagePlatform } from "./platform.js";
 import { parseProviderSpec } from "./provider-spec.js";
 import { computeManagedMachineSetsStatus, selectMachineSets, type ManagedMachineSetsStatus } from "./selection.js";
-import { installVersion, skewRecordUpdate, type SkewRecordUpdate } from "./skew-record.js";
+import { installVersion } from "@lockstep/versions";
+import { skewRecordUpdate, type SkewRecordUpdate } from "./skew-record.js";
 import { parseStream, type StreamParseResult } from "./stream.js";
 import { patchVSphere, type VSphereEnv } from "./vsphere.js";
 

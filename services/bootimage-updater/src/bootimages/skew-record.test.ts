@@ -1,6 +1,5 @@
-import { ClusterVersionState } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
-import { compareRhcosReleases, installVersion, normaliseOcpVersion, skewRecordUpdate, type SkewInputs } from "./skew-record.js";
+import { compareRhcosReleases, normaliseOcpVersion, skewRecordUpdate, type SkewInputs } from "./skew-record.js";
 
 describe("normaliseOcpVersion", () => {
   it.each([
@@ -12,18 +11,6 @@ describe("normaliseOcpVersion", () => {
     ["4.22", undefined],
     ["", undefined],
   ])("%s → %s", (v, want) => expect(normaliseOcpVersion(v)).toBe(want));
-});
-
-describe("installVersion", () => {
-  const cv = (...entries: [string, string][]) => ClusterVersionState.fromPartial({ history: entries.map(([state, version]) => ({ state, version })) });
-  it.each([
-    { name: "oldest Completed", c: cv(["Partial", "4.22.1"], ["Completed", "4.21.3"], ["Completed", "4.12.3"]), want: "4.12.3" },
-    { name: "skips a Partial install entry", c: cv(["Completed", "4.21.0"], ["Partial", "4.20.0-ec.1"]), want: "4.21.0" },
-    { name: "no Completed entry: the oldest, normalised", c: cv(["Partial", "4.22.0"], ["Partial", "4.16.0-ec.3"]), want: "4.16.0" },
-    { name: "empty history", c: cv(), want: "0.0.0" },
-    { name: "no ClusterVersion", c: undefined, want: "0.0.0" },
-    { name: "unparsable", c: cv(["Completed", "latest"]), want: "0.0.0" },
-  ])("$name", ({ c, want }) => expect(installVersion(c)).toBe(want));
 });
 
 describe("compareRhcosReleases", () => {

@@ -1,25 +1,12 @@
 // The cluster boot image record the bootimage-updater maintains in Automatic mode (mco-behaviors.md §4.5).
+// The install version it is seeded with comes from @lockstep/versions (installVersion).
 
-import type { ClusterVersionState } from "@lockstep/contracts";
+import { normaliseOcpVersion as formatNormalised, tryParseOcpVersion } from "@lockstep/versions";
 
 /** x.y.z of an OCP version, dropping pre-release and build suffixes (4.16.0-ec.3 → 4.16.0). */
 export function normaliseOcpVersion(v: string): string | undefined {
-  const m = /^v?(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(v.trim());
-  return m ? `${Number(m[1])}.${Number(m[2])}.${Number(m[3])}` : undefined;
-}
-
-/** The install version (§4.3): the oldest Completed history entry, else the oldest; 0.0.0 when unknown. */
-export function installVersion(cv: Pick<ClusterVersionState, "history"> | undefined): string {
-  const history = cv?.history ?? [];
-  let chosen: string | undefined;
-  for (let i = history.length - 1; i >= 0; i--) {
-    if (history[i]?.state === "Completed") {
-      chosen = history[i]?.version;
-      break;
-    }
-  }
-  chosen ??= history[history.length - 1]?.version;
-  return (chosen !== undefined && normaliseOcpVersion(chosen)) || "0.0.0";
+  const parsed = tryParseOcpVersion(v.trim());
+  return parsed.ok ? formatNormalised(parsed.value) : undefined;
 }
 
 const RHCOS = /^(\d+)\.(\d+)\.(\d{8}|\d{12})-(\d+)$/;

@@ -4,7 +4,7 @@ import { degradedCondition, progressingCondition, type MachineSetDecision, type 
 import { buildPolicyStatus, recordedSkew, snapshotAgrees, type StatusInputs } from "./policy-status.js";
 import type { SkewStatus } from "./skew-mode.js";
 
-const automatic: SkewStatus = { mode: "Automatic", manualMode: "", ocpVersion: "4.12.3", rhcosVersion: "", row: 5 };
+const automatic: SkewStatus = { mode: "Automatic", manualMode: "", ocpVersion: "4.12.3", rhcosVersion: "", rule: 5 };
 const d = (name: string, action: MachineSetDecision["action"], reason = ""): MachineSetDecision => ({ namespace: "openshift-machine-api", name, resourceVersion: "1", platform: "AWS", action, reason, currentImage: "ami-old", targetImage: "ami-new" });
 const counters: PassCounters = { total: 2, ok: 2, skipped: 1, errored: 0, patched: 1, upToDate: 0, excluded: 0 };
 const inputs = (o: Partial<StatusInputs> = {}): StatusInputs => ({
@@ -28,7 +28,7 @@ describe("recordedSkew (§4.5)", () => {
     expect(recordedSkew({ ...automatic, ocpVersion: "4.12.3" }, { action: "set", rhcosVersion: "9.6.20260210-0", why: "" })).toMatchObject({ ocpVersion: "", rhcosVersion: "9.6.20260210-0" });
   });
   it("leaves Manual and unchanged records alone", () => {
-    const manual: SkewStatus = { mode: "Manual", manualMode: "OCPVersion", ocpVersion: "4.14.0", rhcosVersion: "", row: 1 };
+    const manual: SkewStatus = { mode: "Manual", manualMode: "OCPVersion", ocpVersion: "4.14.0", rhcosVersion: "", rule: 1 };
     expect(recordedSkew(manual, { action: "set", ocpVersion: "4.22.1", why: "" })).toBe(manual);
     expect(recordedSkew(automatic, { action: "unchanged", why: "errors" })).toBe(automatic);
   });
@@ -64,13 +64,13 @@ describe("buildPolicyStatus", () => {
 
   it("Partial carries its selector; Manual and None clear the other members", () => {
     const { doc } = buildPolicyStatus(
-      inputs({ selection: { mode: "Partial", defaultOptIn: false, selector: { matchLabels: { tier: "gold" }, matchExpressions: [{ key: "zone", operator: "Exists", values: [] }] } }, skew: { mode: "Manual", manualMode: "OCPVersion", ocpVersion: "4.12.3", rhcosVersion: "", row: 6 } }),
+      inputs({ selection: { mode: "Partial", defaultOptIn: false, selector: { matchLabels: { tier: "gold" }, matchExpressions: [{ key: "zone", operator: "Exists", values: [] }] } }, skew: { mode: "Manual", manualMode: "OCPVersion", ocpVersion: "4.12.3", rhcosVersion: "", rule: 6 } }),
       [],
       T0,
     );
     expect(doc.managedBootImagesStatus.machineManagers[0]?.selection).toEqual({ mode: "Partial", partial: { machineResourceSelector: { matchLabels: { tier: "gold" }, matchExpressions: [{ key: "zone", operator: "Exists" }] } } });
     expect(doc.bootImageSkewEnforcementStatus).toEqual({ mode: "Manual", manual: { mode: "OCPVersion", ocpVersion: "4.12.3" }, automatic: null });
-    const none = buildPolicyStatus(inputs({ skew: { mode: "None", manualMode: "", ocpVersion: "", rhcosVersion: "", row: 2 } }), [], T0).doc;
+    const none = buildPolicyStatus(inputs({ skew: { mode: "None", manualMode: "", ocpVersion: "", rhcosVersion: "", rule: 2 } }), [], T0).doc;
     expect(none.bootImageSkewEnforcementStatus).toEqual({ mode: "None", automatic: null, manual: null });
     expect(none.clusterBootImageVersion).toBe("");
   });

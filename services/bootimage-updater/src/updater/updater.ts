@@ -17,13 +17,13 @@ import {
 } from "@lockstep/contracts";
 import { isAlreadyExists, isConflict, isNotFound } from "@lockstep/kube";
 import type { ReconcileResult } from "@lockstep/reconcile";
+import { effectiveSkewStatus, installVersion } from "@lockstep/versions";
 import type { Logger } from "pino";
 import {
   bootImagePlatform,
   computeManagedMachineSetsStatus,
   defaultConditions,
   degradedCondition,
-  installVersion,
   OPTED_IN_AT_ANNOTATION,
   planBootImageUpdates,
   recordPatch,
@@ -41,7 +41,7 @@ import type { BootImageWriter } from "./kube-writer.js";
 import { buildPolicyStatus, conditionsOf, snapshotAgrees, type PassResult } from "./policy-status.js";
 import { releaseAmis } from "./release-amis.js";
 import { configMapRef, controllerProblems, infrastructureRef, policyRef, unknownPlatformError } from "./problems.js";
-import { effectiveSkewStatus, toSkewStatusState, type SkewStatus } from "./skew-mode.js";
+import { toSkewStatusState, type SkewStatus } from "./skew-mode.js";
 import { CLUSTER_VERSION_NAME, INFRASTRUCTURE_NAME, POLICY_NAME, triggerReason, type Change } from "./triggers.js";
 
 /** The single work-queue key: every trigger re-evaluates everything. */
@@ -166,7 +166,7 @@ export class BootImageUpdater {
       this.lastStreamRv = view.bootImages.resourceVersion;
     }
     const selection = computeManagedMachineSetsStatus(view.policy, bootImagePlatform(view.infra));
-    const skew = effectiveSkewStatus({ policy: view.policy, infra: view.infra, clusterVersion: view.clusterVersion, selectionMode: selection.mode });
+    const skew = effectiveSkewStatus({ policy: view.policy, infrastructure: view.infra, clusterVersion: view.clusterVersion, selectionMode: selection.mode });
     const policy = BootImagePolicyState.fromPartial({ ...(view.policy ?? { name: POLICY_NAME }), skewStatus: toSkewStatusState(skew) });
     const input: PlanInput = {
       machineSets: view.machineSets,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SkewEnforcementStatus } from "./boot-image-mode.js";
+import type { SkewEnforcementStatus } from "@lockstep/versions";
 import { evaluateBootImageSkew, targetBootImageWarning } from "./boot-image-skew.js";
 import { cond, settings } from "./fixtures.js";
 import { parseSkewSettings } from "./settings.js";

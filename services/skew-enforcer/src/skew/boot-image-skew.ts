@@ -1,6 +1,5 @@
 import type { Condition } from "@lockstep/contracts";
-import { type BootImageCheck, type BootImageLimits, checkBootImageRecord, majorMinor, tryParseOcpVersion } from "@lockstep/versions";
-import type { SkewEnforcementStatus, SkewMode } from "./boot-image-mode.js";
+import { type BootImageCheck, type BootImageLimits, checkBootImageRecord, majorMinor, type SkewEnforcementStatus, type SkewMode, tryParseOcpVersion } from "@lockstep/versions";
 import { findCondition } from "./conditions.js";
 import { bootImageDegradedMessage, bootImageSkewMessage, ocpSkewDetail, rhcosSkewDetail } from "./messages.js";
 import { bootImageLimitsFor, type SkewSettings } from "./settings.js";

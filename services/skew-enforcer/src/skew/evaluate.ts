@@ -6,10 +6,10 @@ import type {
   PoolState,
   SkewReport,
 } from "@lockstep/contracts";
-import { effectiveSkewStatus, type SkewEnforcementStatus } from "./boot-image-mode.js";
+import { effectiveSkewStatus, type SkewEnforcementStatus } from "@lockstep/versions";
 import { type BootImageVerdict, evaluateBootImageSkew } from "./boot-image-skew.js";
 import { type Completion, evaluateCompletion } from "./completion.js";
-import { docsMinor } from "./install-version.js";
+import { docsMinor } from "./docs-minor.js";
 import { assessPools, type PoolLagAssessment } from "./pool-lag.js";
 import type { MachineConfigLookup } from "./pools.js";
 import type { SkewSettings } from "./settings.js";
