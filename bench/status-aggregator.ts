@@ -16,7 +16,7 @@ import { silentLogger, startGrpcServer } from "@lockstep/runtime";
 import { Aggregator, aggregatorRunnable, disruptionService, updateStatusService, updateStatusServiceDefinition } from "@lockstep/status-aggregator";
 import { startNatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
-import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
+import { printResults, sleep, summary, timed, type BenchResult } from "./lib/stats.js";
 
 const NODES = Number(process.env.BENCH_NODES ?? 10_000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 100_000);
@@ -128,16 +128,6 @@ function nodeState(i: number, shape: Shape): NodeState {
     },
     conditions: [{ ...ready, lastTransitionTime: new Date(T0) }],
   });
-}
-
-async function timed(n: number, fn: () => Promise<unknown>): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn();
-    out.push(performance.now() - t);
-  }
-  return out;
 }
 
 interface ClientFigures {

@@ -4,19 +4,10 @@
 import { PerformanceObserver } from "node:perf_hooks";
 import { credentials, makeGenericClientConstructor, Metadata } from "@grpc/grpc-js";
 import { UpdateStatusServiceClient, UpdateStatusServiceService } from "@lockstep/contracts";
+import { timed } from "./stats.js";
 
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
 const address = process.argv[2]!;
-
-async function timed(n: number, fn: () => Promise<unknown>): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn();
-    out.push(performance.now() - t);
-  }
-  return out;
-}
 
 // The response deserializer (ts-proto decode) timed on its own.
 const decodeMs: number[] = [];
