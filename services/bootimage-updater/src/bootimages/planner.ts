@@ -10,6 +10,7 @@ import type {
   MachineSetState,
   MachineSetPlan as MachineSetPlanProto,
 } from "@lockstep/contracts";
+import { installVersion } from "@lockstep/versions";
 import { determineArchitecture, type GoArch } from "./architecture.js";
 import { patchAws, type AwsEnv } from "./aws.js";
 import { patchAzure } from "./azure.js";
@@ -22,7 +23,6 @@ import type { PatchResult, VSphereTemplateUpdate } from "./patch-result.js";
 import { PROVIDER_SPEC_KIND, type BootImagePlatform } from "./platform.js";
 import { parseProviderSpec } from "./provider-spec.js";
 import { computeManagedMachineSetsStatus, selectMachineSets, type ManagedMachineSetsStatus } from "./selection.js";
-import { installVersion } from "@lockstep/versions";
 import { skewRecordUpdate, type SkewRecordUpdate } from "./skew-record.js";
 import { parseStream, type StreamParseResult } from "./stream.js";
 import { patchVSphere, type VSphereEnv } from "./vsphere.js";

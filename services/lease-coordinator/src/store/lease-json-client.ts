@@ -6,8 +6,7 @@
 import { CoordinationV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { kubeHttp, type HttpResult } from "./kube-http.js";
 
-/** The API groups this client can serve, by the client-node class that names them. */
-const GROUP_PATHS = new Map<unknown, string>([[CoordinationV1Api, "/apis/coordination.k8s.io/v1"]]);
+const GROUP_PATH = "/apis/coordination.k8s.io/v1";
 
 export interface LeaseJsonClient {
   createNamespacedLease(p: { namespace: string; body: object }): Promise<HttpResult>;
@@ -16,10 +15,9 @@ export interface LeaseJsonClient {
 }
 
 export function makeJsonApiClient(kc: KubeConfig, api: typeof CoordinationV1Api, maxSockets?: number): LeaseJsonClient {
-  const group = GROUP_PATHS.get(api);
-  if (group === undefined) throw new Error(`makeJsonApiClient: ${api.name} is not supported`);
+  if (api !== CoordinationV1Api) throw new Error(`makeJsonApiClient: ${(api as { name?: string }).name} is not supported`);
   const http = kubeHttp(kc, maxSockets);
-  const leases = (namespace: string) => `${group}/namespaces/${encodeURIComponent(namespace)}/leases`;
+  const leases = (namespace: string) => `${GROUP_PATH}/namespaces/${encodeURIComponent(namespace)}/leases`;
   return {
     createNamespacedLease: ({ namespace, body }) => http.request("POST", leases(namespace), JSON.stringify(body)),
     replaceNamespacedLease: ({ name, namespace, body }) => http.request("PUT", `${leases(namespace)}/${encodeURIComponent(name)}`, JSON.stringify(body)),
