@@ -4,6 +4,10 @@
 // raw Lease creates/s (same concurrency, same client library, same API server) and their ratio;
 // then the same with 32 requests in flight (BENCH_WINDOWS), then a contention round (two holders race for every node across both replicas) and the number of
 // nodes granted twice, checked against the Leases stored in kube-sim (must be 0).
+// BENCH_CLUSTER_NODES=N: the cluster has N nodes, all in MachineConfigPool "worker" and under one
+// DisruptionBudget (both allowing 2,000 at once, so every grant also reserves two budget slots),
+// and the leases still go to the first BENCH_NODES of them: CPU per grant at 1k vs 10k cluster
+// nodes shows the per-decision work that grows with the cluster.
 // Run: pnpm --dir bench exec node --import tsx lease.bench.ts
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -12,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
-import { CoordinationV1Api, V1MicroTime } from "@kubernetes/client-node";
+import { CoordinationV1Api, CustomObjectsApi, V1MicroTime } from "@kubernetes/client-node";
 import { LeaseServiceClient, OperationType, type AcquireResponse } from "@lockstep/contracts";
 import { kubeConfigForUrl } from "@lockstep/kube";
 import { makeJsonApiClient } from "@lockstep/lease-coordinator";
@@ -20,6 +24,7 @@ import { freePort, startNatsServer } from "@lockstep/testing";
 import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
 
 const NODES = Number(process.env.BENCH_NODES ?? 1_000);
+const CLUSTER_NODES = process.env.BENCH_CLUSTER_NODES === undefined ? undefined : Number(process.env.BENCH_CLUSTER_NODES);
 const NS = "lockstep-leases";
 // Extra node flags for the spawned service processes, e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof".
 // Requests in flight per round: the issue's burst (all at once) and a realistic client window.
@@ -131,9 +136,10 @@ export async function benchLease(): Promise<BenchResult[]> {
   const root = fileURLToPath(new URL("..", import.meta.url));
   try {
     // Every component in its own process, as deployed: kube-sim, the watcher, two coordinator replicas.
-    const sim = await spawnUntil(process.execPath, ["--import", "tsx", join(root, "bench/lib/kube-sim-process.ts"), kubeconfig], { BENCH_NODES: String(NODES) }, /ready (\S+)\n/);
+    const sim = await spawnUntil(process.execPath, ["--import", "tsx", join(root, "bench/lib/kube-sim-process.ts"), kubeconfig], { BENCH_NODES: String(CLUSTER_NODES ?? NODES) }, /ready (\S+)\n/);
     children.push(sim.child);
     const simUrl = sim.match[1]!;
+    if (CLUSTER_NODES !== undefined) await createBudgets(simUrl);
     const common = { NATS_URL: nats.url, KUBECONFIG: kubeconfig, LOG_LEVEL: "warn", HTTP_PORT: "0" };
     children.push((await spawnUntil(process.execPath, [join(root, "services/watcher/dist/main.js")], { ...common, LOG_LEVEL: "info", GRPC_PORT: "0", LEASE_NAMESPACES: NS }, /listening/)).child);
     const replicas: Lease[] = [];
@@ -210,7 +216,7 @@ export async function benchLease(): Promise<BenchResult[]> {
       const ratio = grantsPerSec / rawPerSec;
       const [rs, gs] = [summary(r.raw.lat), summary(r.grants.lat)];
       const cpu = (c: Record<string, number>) => Object.entries(c).filter(([, v]) => Number.isFinite(v)).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ");
-      const label = r.window >= NODES ? `${NODES} concurrent` : `${r.window} in flight`;
+      const label = (r.window >= NODES ? `${NODES} concurrent` : `${r.window} in flight`) + (CLUSTER_NODES !== undefined ? `, ${CLUSTER_NODES} cluster nodes in a pool + budget` : "");
       out.push(
         { bench: "lease", metric: `raw Lease creates, ${label}`, value: rawPerSec, unit: "creates/s" },
         { bench: "lease", metric: "  raw create latency p50 / p99", value: rs.p50, unit: `ms / ${rs.p99.toFixed(1)} ms` },
@@ -238,6 +244,24 @@ export async function benchLease(): Promise<BenchResult[]> {
     await nats.stop();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Pool "worker" (every seeded node) and a DisruptionBudget over the same nodes, each allowing 2,000. */
+async function createBudgets(simUrl: string): Promise<void> {
+  const custom = kubeConfigForUrl(simUrl).makeApiClient(CustomObjectsApi);
+  const worker = { matchLabels: { "node-role.kubernetes.io/worker": "" } };
+  await custom.createClusterCustomObject({
+    group: "machineconfiguration.openshift.io",
+    version: "v1",
+    plural: "machineconfigpools",
+    body: { apiVersion: "machineconfiguration.openshift.io/v1", kind: "MachineConfigPool", metadata: { name: "worker" }, spec: { maxUnavailable: 2000, nodeSelector: worker } },
+  });
+  await custom.createClusterCustomObject({
+    group: "lockstep.io",
+    version: "v1alpha1",
+    plural: "disruptionbudgets",
+    body: { apiVersion: "lockstep.io/v1alpha1", kind: "DisruptionBudget", metadata: { name: "bench-workers" }, spec: { nodeSelector: worker, maxDisrupted: "2000" } },
+  });
 }
 
 function rawLease(leaseName: string) {
