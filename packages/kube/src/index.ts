@@ -1,4 +1,2 @@
+export * from "./lite.js";
 export * from "./config.js";
-export * from "./errors.js";
-export * from "./informer.js";
-export * from "./resources.js";

@@ -4,15 +4,12 @@
 import { CoreV1Api, type KubernetesObject } from "@kubernetes/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kubeAccessForUrl, type KubeConfigLike } from "./access.js";
 import { kubeConfigForUrl } from "./config.js";
 import { Informer, metadataOnly } from "./informer.js";
 import { Resources } from "./resources.js";
 
 let sim: KubeSim;
-beforeAll(async () => {
-  sim = await startKubeSim({ historyLimit: 50 });
-});
-afterAll(async () => sim.stop());
 
 const until = async (f: () => boolean, ms = 10_000) => {
   const end = Date.now() + ms;
@@ -22,7 +19,18 @@ const until = async (f: () => boolean, ms = 10_000) => {
   }
 };
 
-describe("Informer", () => {
+// Both kinds of config a caller may hold: client-node's KubeConfig (tests, tools) and the light one.
+const configs: Array<[string, (url: string) => KubeConfigLike]> = [
+  ["client-node KubeConfig", (url) => kubeConfigForUrl(url)],
+  ["LiteKubeConfig", (url) => kubeAccessForUrl(url)],
+];
+
+describe.each(configs)("Informer with a %s", (_name, configFor) => {
+  beforeAll(async () => {
+    sim = await startKubeSim({ historyLimit: 50 });
+  });
+  afterAll(async () => sim.stop());
+
   it("hands whole objects to handlers, keeps only what `keep` returns, and relists after 410", async () => {
     const kc = kubeConfigForUrl(sim.url);
     const core = kc.makeApiClient(CoreV1Api);
@@ -31,7 +39,7 @@ describe("Informer", () => {
     const added: KubernetesObject[] = [];
     const deleted: string[] = [];
     let lists = 0;
-    const inf = new Informer(kc, Resources.node, { add: (o) => added.push(o), delete: (o) => deleted.push(o.metadata!.name!), listed: () => void lists++ }, { keep: metadataOnly, minBackoffMs: 20, pageSize: 1 });
+    const inf = new Informer(configFor(sim.url), Resources.node, { add: (o) => added.push(o), delete: (o) => deleted.push(o.metadata!.name!), listed: () => void lists++ }, { keep: metadataOnly, minBackoffMs: 20, pageSize: 1 });
     inf.start();
     await until(() => inf.synced && added.length === 2);
     expect(added.find((o) => o.metadata?.name === "a")?.metadata?.labels).toEqual({ x: "1" });
@@ -50,7 +58,7 @@ describe("Informer", () => {
 
   it("reports a resource the server does not serve and retries", async () => {
     let missing = 0;
-    const inf = new Informer(kubeConfigForUrl(sim.url), Resources.machineConfigPool, { missing: () => void missing++ }, { missingRetryMs: 50 });
+    const inf = new Informer(configFor(sim.url), Resources.machineConfigPool, { missing: () => void missing++ }, { missingRetryMs: 50 });
     inf.start();
     await until(() => missing >= 2);
     expect(inf.synced).toBe(false);

@@ -2,9 +2,13 @@
 // non-410 error (kube-api.md §18.1); this one restarts after every error with capped exponential
 // backoff, relists on 410, diffs a relist against its cache (so deletions missed while disconnected
 // are reported), and reports a resource whose API is not served (missing CRD) instead of failing.
-import { KubernetesObjectApi, Watch, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
+//
+// Lists and watches go over KubeHttp as plain JSON: no client-node module graph, no model
+// deserialisation of every listed object.
 import type { Logger } from "pino";
+import type { KubeConfigLike } from "./access.js";
 import { statusCode } from "./errors.js";
+import { KubeHttp, type WatchHandle } from "./http.js";
 import { collectionPath, type ResourceType } from "./resources.js";
 
 export interface InformerHandlers<T extends KubernetesObject> {
@@ -41,6 +45,13 @@ export interface InformerOptions {
   pageSize?: number;
 }
 
+/** What the informer needs of a Kubernetes object. */
+export interface KubernetesObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
+}
+
 /** Keeps apiVersion, kind and the identifying metadata only. */
 export function metadataOnly(o: KubernetesObject): KubernetesObject {
   const m = o.metadata ?? {};
@@ -53,21 +64,19 @@ export class Informer<T extends KubernetesObject> {
   private readonly cache = new Map<string, T>();
   private resourceVersion = "";
   private stopped = true;
-  private request: AbortController | undefined;
+  private request: WatchHandle | undefined;
   private timer: NodeJS.Timeout | undefined;
   private backoffMs: number;
   private listedOnce = false;
-  private readonly api: KubernetesObjectApi;
-  private readonly watch: Watch;
+  private readonly http: KubeHttp;
 
   constructor(
-    kc: KubeConfig,
+    kc: KubeConfigLike,
     readonly resource: ResourceType,
     private readonly handlers: InformerHandlers<T>,
     private readonly o: InformerOptions = {},
   ) {
-    this.api = KubernetesObjectApi.makeApiClient(kc);
-    this.watch = new Watch(kc);
+    this.http = new KubeHttp(kc, 4);
     this.backoffMs = o.minBackoffMs ?? 200;
   }
 
@@ -141,21 +150,12 @@ export class Informer<T extends KubernetesObject> {
     let cont: string | undefined;
     let resourceVersion = "";
     do {
-      const page = await this.api.list<T>(
-        this.resource.apiVersion,
-        this.resource.kind,
-        this.o.namespace,
-        undefined,
-        undefined,
-        undefined,
-        this.o.fieldSelector,
-        this.o.labelSelector,
-        this.o.pageSize ?? 500,
-        cont,
-      );
+      const page = await this.http.request<{ items?: T[]; metadata?: { resourceVersion?: string; continue?: string } }>("GET", collectionPath(this.resource, this.o.namespace), {
+        query: { fieldSelector: this.o.fieldSelector, labelSelector: this.o.labelSelector, limit: this.o.pageSize ?? 500, continue: cont },
+      });
       if (this.stopped) return;
-      for (const item of page.items) items.push(item);
-      cont = page.metadata?._continue || undefined;
+      for (const item of page.items ?? []) items.push(item);
+      cont = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
     } while (cont);
     const list = { items, metadata: { resourceVersion } };
@@ -197,7 +197,7 @@ export class Informer<T extends KubernetesObject> {
     if (this.o.labelSelector) query.labelSelector = this.o.labelSelector;
     if (this.o.fieldSelector) query.fieldSelector = this.o.fieldSelector;
     let gone = false;
-    this.request = await this.watch.watch(
+    const handle = await this.http.watch(
       collectionPath(this.resource, this.o.namespace),
       query,
       (type: string, obj: any) => {
@@ -226,5 +226,8 @@ export class Informer<T extends KubernetesObject> {
         else this.schedule(100); // clean close (timeout): resume from the last resourceVersion, without a hot loop
       },
     );
+    // Stopped while the watch was being opened: close it rather than leave it streaming.
+    if (this.stopped) handle.abort();
+    else this.request = handle;
   }
 }

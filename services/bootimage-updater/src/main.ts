@@ -2,7 +2,7 @@
 // Wiring only: config, logger, health/metrics, BootImageService on gRPC, the updater.
 import { busOptionsFromConfig } from "@lockstep/bus";
 import { BootImageServiceService } from "@lockstep/contracts";
-import { loadKubeConfig } from "@lockstep/kube";
+import { loadKubeAccess } from "@lockstep/kube/lite";
 import { createLogger, createMetricsRegistry, loadConfigOrExit, Readiness, readTlsFiles, runMain, startGrpcServer, startHttpServer, stopOnAbort } from "@lockstep/runtime";
 import { bootImageUpdaterConfigSchema, processArch } from "./config.js";
 import { bootImageService } from "./updater/grpc.js";
@@ -13,7 +13,7 @@ const logger = createLogger({ service: config.SERVICE_NAME ?? "bootimage-updater
 const registry = createMetricsRegistry({ service: "bootimage-updater" });
 const readiness = new Readiness();
 const { runnable, updater } = bootImageUpdater({
-  kc: loadKubeConfig(config.KUBECONFIG),
+  kc: await loadKubeAccess(config.KUBECONFIG),
   bus: busOptionsFromConfig(config, "lockstep-bootimage-updater"),
   logger,
   registry,

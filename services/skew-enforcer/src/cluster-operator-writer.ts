@@ -1,8 +1,7 @@
 // The only Kubernetes writes of the skew-enforcer: ClusterOperator `lockstep` (created when missing,
 // its status through the status subresource). Every status write is conditional on the
 // resourceVersion just read: a 409 means someone else wrote first, so read again and decide again.
-import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
-import { isAlreadyExists, isConflict, isNotFound } from "@lockstep/kube";
+import { CustomObjectsApi, isAlreadyExists, isConflict, isNotFound, makeJsonApiClient, type JsonCustomObjectsApi, type KubeConfigLike } from "@lockstep/kube/lite";
 import { HotLoopGuard, type HotLoopError } from "@lockstep/reconcile";
 import type { Condition } from "@lockstep/contracts";
 import type { Logger } from "pino";
@@ -25,7 +24,7 @@ export interface WriterHooks {
 }
 
 export class ClusterOperatorWriter {
-  private readonly api: CustomObjectsApi;
+  private readonly api: JsonCustomObjectsApi;
   /**
    * Counts successful identical writes; it is never reset on "observed == desired", because our
    * own write always comes back through the state plane looking converged. The same status
@@ -35,13 +34,13 @@ export class ClusterOperatorWriter {
   private lastWritten: string | undefined;
 
   constructor(
-    kc: KubeConfig,
+    kc: KubeConfigLike,
     readonly name: string,
     private readonly logger: Logger,
     private readonly hooks: WriterHooks = {},
     private readonly maxConflicts = 3,
   ) {
-    this.api = kc.makeApiClient(CustomObjectsApi);
+    this.api = makeJsonApiClient(kc, CustomObjectsApi);
     this.guard = new HotLoopGuard({ threshold: 3 });
   }
 

@@ -1,7 +1,7 @@
 // The skew-enforcer as a Runnable: rebuild the view from the state plane, and on every relevant
 // change reconcile the single key "cluster": evaluate the pure rules, converge ClusterOperator
 // `lockstep`, publish the facts that became due.
-import type { KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfigLike } from "@lockstep/kube/lite";
 import { closeBus, connectBus, ensureEventStream, ensureStateBucket, StateCache, type BusConnectionOptions } from "@lockstep/bus";
 import type { BootImagesState, Condition, MachineSetState, StateKindName } from "@lockstep/contracts";
 import { WorkQueue, type ReconcileResult } from "@lockstep/reconcile";
@@ -34,7 +34,7 @@ export const CLUSTER_KEY = "cluster";
 export const REASON_HOT_LOOP = "StatusWriteHotLoop";
 
 export interface SkewEnforcerOptions {
-  kc: KubeConfig;
+  kc: KubeConfigLike;
   bus: BusConnectionOptions;
   logger: Logger;
   settings: SkewSettings;

@@ -2,7 +2,7 @@
 // Wiring only: config, logger, health/metrics endpoint, SkewService, the enforcer.
 import { busOptionsFromConfig } from "@lockstep/bus";
 import { SkewServiceService } from "@lockstep/contracts";
-import { loadKubeConfig } from "@lockstep/kube";
+import { loadKubeAccess } from "@lockstep/kube/lite";
 import {
   createLogger,
   createMetricsRegistry,
@@ -23,7 +23,7 @@ const logger = createLogger({ service: config.SERVICE_NAME ?? "skew-enforcer", l
 const registry = createMetricsRegistry({ service: "skew-enforcer" });
 const readiness = new Readiness();
 const enforcer = new SkewEnforcer({
-  kc: loadKubeConfig(config.KUBECONFIG),
+  kc: await loadKubeAccess(config.KUBECONFIG),
   bus: busOptionsFromConfig(config, "lockstep-skew-enforcer"),
   logger,
   registry,

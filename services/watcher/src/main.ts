@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Wiring only: config, logger, health/metrics endpoint, the watcher.
 import { busOptionsFromConfig } from "@lockstep/bus";
-import { loadKubeConfig } from "@lockstep/kube";
+import { loadKubeAccess } from "@lockstep/kube/lite";
 import { createLogger, createMetricsRegistry, loadConfigOrExit, Readiness, runMain, startGrpcServer, startHttpServer, stopOnAbort } from "@lockstep/runtime";
 import { watcherConfigSchema } from "./config.js";
 import { watcherRunnable } from "./watcher.js";
@@ -17,7 +17,7 @@ logger.info({ http: http.port, grpc: grpc.port }, "watcher listening");
 await runMain(
   [
     watcherRunnable({
-      kc: loadKubeConfig(config.KUBECONFIG),
+      kc: await loadKubeAccess(config.KUBECONFIG),
       bus: busOptionsFromConfig(config, "lockstep-watcher"),
       logger,
       registry,

@@ -2,7 +2,7 @@
 // keep it equal to the API server's objects until stopped.
 import { hostname } from "node:os";
 import { closeBus, connectBus, ensureEventStream, ensureStateBucket, StateCache, type BusConnectionOptions } from "@lockstep/bus";
-import type { KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfigLike } from "@lockstep/kube/lite";
 import type { Registry } from "prom-client";
 import type { Logger } from "pino";
 import type { Readiness, Runnable } from "@lockstep/runtime";
@@ -11,7 +11,7 @@ import { StateSync } from "./sync/state-sync.js";
 import type { WatchSettings } from "./sync/watched.js";
 
 export interface WatcherOptions extends WatchSettings {
-  kc: KubeConfig;
+  kc: KubeConfigLike;
   bus: BusConnectionOptions;
   logger: Logger;
   registry?: Registry;

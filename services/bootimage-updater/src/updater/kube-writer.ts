@@ -1,9 +1,9 @@
 // The only Kubernetes calls the updater makes, all writes (the state plane is its view): a merge
 // patch of one MachineSet's providerSpec, and BootImagePolicy create / status / annotation patches.
-// Every conditional write carries the resourceVersion it was decided on.
+// Every conditional write carries the resourceVersion it was decided on. Patches are JSON merge
+// patches (the JSON client's only kind), sent without loading client-node.
 
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from "@kubernetes/client-node";
-import { Resources, groupOf, versionOf } from "@lockstep/kube";
+import { CustomObjectsApi, makeJsonApiClient, Resources, groupOf, versionOf, type KubeConfigLike } from "@lockstep/kube/lite";
 import type { JsonObject } from "../bootimages/index.js";
 
 export interface Written {
@@ -17,11 +17,10 @@ export interface BootImageWriter {
   annotatePolicy(name: string, annotations: Record<string, string>): Promise<Written>;
 }
 
-const mergePatch = () => setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 const rvOf = (o: unknown): Written => ({ resourceVersion: String((o as { metadata?: { resourceVersion?: string } })?.metadata?.resourceVersion ?? "") });
 
-export function kubeWriter(kc: KubeConfig): BootImageWriter {
-  const api = kc.makeApiClient(CustomObjectsApi);
+export function kubeWriter(kc: KubeConfigLike): BootImageWriter {
+  const api = makeJsonApiClient(kc, CustomObjectsApi);
   const ms = Resources.machineSet;
   const bip = Resources.bootImagePolicy;
   const msRef = { group: groupOf(ms), version: versionOf(ms), plural: ms.plural };
@@ -29,7 +28,7 @@ export function kubeWriter(kc: KubeConfig): BootImageWriter {
   return {
     async patchMachineSetProviderSpec(namespace, name, resourceVersion, providerSpecPatch) {
       const body = { metadata: { resourceVersion }, spec: { template: { spec: { providerSpec: { value: providerSpecPatch } } } } };
-      return rvOf(await api.patchNamespacedCustomObject({ ...msRef, namespace, name, body }, mergePatch()));
+      return rvOf(await api.patchNamespacedCustomObject({ ...msRef, namespace, name, body }));
     },
     async createPolicy(name) {
       const body = { apiVersion: bip.apiVersion, kind: bip.kind, metadata: { name }, spec: {} };
@@ -37,10 +36,10 @@ export function kubeWriter(kc: KubeConfig): BootImageWriter {
     },
     async patchPolicyStatus(name, resourceVersion, status) {
       const body = { metadata: { resourceVersion }, status };
-      return rvOf(await api.patchClusterCustomObjectStatus({ ...bipRef, name, body }, mergePatch()));
+      return rvOf(await api.patchClusterCustomObjectStatus({ ...bipRef, name, body }));
     },
     async annotatePolicy(name, annotations) {
-      return rvOf(await api.patchClusterCustomObject({ ...bipRef, name, body: { metadata: { annotations } } }, mergePatch()));
+      return rvOf(await api.patchClusterCustomObject({ ...bipRef, name, body: { metadata: { annotations } } }));
     },
   };
 }

@@ -2,7 +2,7 @@
 // watcher's meta.synced, then run one full pass per (coalesced) relevant change until stopped.
 import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
 import { Events, type StateKindName } from "@lockstep/contracts";
-import type { KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfigLike } from "@lockstep/kube/lite";
 import { WorkQueue } from "@lockstep/reconcile";
 import { observeWorkQueue, type createMetricsRegistry, type Readiness, type Runnable } from "@lockstep/runtime";
 import type { Logger } from "pino";
@@ -14,7 +14,7 @@ export const SOURCE = "bootimage-updater";
 const KINDS: StateKindName[] = ["machineSet", "bootImages", "bootImagePolicy", "infrastructure", "clusterVersion"];
 
 export interface BootImageUpdaterOptions {
-  kc: KubeConfig;
+  kc: KubeConfigLike;
   bus: BusConnectionOptions;
   logger: Logger;
   settings: UpdaterSettings;

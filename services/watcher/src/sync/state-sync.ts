@@ -7,8 +7,7 @@
 // objects and write identical bytes, which consumers ignore (StateCache drops identical rewrites).
 import { encode, parseStateKey, stateKey, StateKinds, SyncMarker, type StateKindName } from "@lockstep/contracts";
 import { StateWriter } from "@lockstep/bus";
-import { Informer, metadataOnly } from "@lockstep/kube";
-import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
+import { Informer, metadataOnly, type KubeConfigLike, type KubernetesObject } from "@lockstep/kube/lite";
 import type { KV } from "@nats-io/kv";
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
@@ -16,7 +15,7 @@ import type { WatcherMetrics } from "../metrics.js";
 import { keyFor, ownsKey, watchedResources, type Watched, type WatchSettings } from "./watched.js";
 
 export interface StateSyncOptions extends WatchSettings {
-  kc: KubeConfig;
+  kc: KubeConfigLike;
   kv: KV;
   logger: Logger;
   metrics?: WatcherMetrics;

@@ -1,6 +1,6 @@
 // What the watcher watches and how each object becomes a state-plane snapshot.
 import { stateKey, type StateKindName } from "@lockstep/contracts";
-import { Resources, type ResourceType } from "@lockstep/kube";
+import { Resources, type ResourceType } from "@lockstep/kube/lite";
 import { normalizeClusterOperator, normalizeClusterVersion, normalizeInfrastructure } from "../normalize/cluster.js";
 import type { Obj } from "../normalize/common.js";
 import { normalizeLease } from "../normalize/lease.js";

@@ -1,0 +1,90 @@
+// KubeHttp against a recording HTTP server (headers, path prefix, connection reuse) and against
+// kube-sim (errors and watch streams).
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kubeAccessForUrl, LiteKubeConfig } from "./access.js";
+import { isAlreadyExists, isNotFound, KubeApiError } from "./errors.js";
+import { KubeHttp } from "./http.js";
+
+const until = async (f: () => boolean, ms = 10_000) => {
+  const end = Date.now() + ms;
+  while (!f()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe("KubeHttp requests", () => {
+  const seen: Array<{ url: string; method: string; headers: IncomingHttpHeaders; body: string; port: number }> = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      seen.push({ url: req.url!, method: req.method!, headers: req.headers, body, port: req.socket.remotePort! });
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ ok: true }));
+    });
+  });
+  let url = "";
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it("sends auth headers and JSON below the server's path prefix, over one kept-alive connection", async () => {
+    const kc = new LiteKubeConfig({ name: "c", server: `${url}/prefix/`, skipTLSVerify: true }, { name: "u", username: "ann", password: "pw", impersonateUser: "bob" });
+    const h = new KubeHttp(kc);
+    expect(await h.request("GET", "/api/v1/nodes", { query: { limit: 5, continue: undefined, labelSelector: "" } })).toEqual({ ok: true });
+    await h.request("PATCH", "/api/v1/nodes/a", { body: { spec: { unschedulable: true } } });
+    const [get, patch] = seen.slice(-2);
+    expect(get!.url).toBe("/prefix/api/v1/nodes?limit=5");
+    expect(get!.headers.authorization).toBe(`Basic ${Buffer.from("ann:pw").toString("base64")}`);
+    expect(get!.headers["impersonate-user"]).toBe("bob");
+    expect([patch!.method, patch!.headers["content-type"], JSON.parse(patch!.body)]).toEqual(["PATCH", "application/merge-patch+json", { spec: { unschedulable: true } }]);
+    expect(patch!.port).toBe(get!.port);
+  });
+});
+
+describe("KubeHttp against kube-sim", () => {
+  let sim: KubeSim;
+  beforeAll(async () => {
+    sim = await startKubeSim({ token: "secret" });
+  });
+  afterAll(async () => sim.stop());
+
+  it("rejects non-2xx answers with the status code and the Status body", async () => {
+    const h = new KubeHttp(kubeAccessForUrl(sim.url, "secret"));
+    const err = await h.request("GET", "/api/v1/nodes/missing").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect(isNotFound(err)).toBe(true);
+    await h.request("POST", "/api/v1/nodes", { body: { metadata: { name: "dup" } } });
+    expect(isAlreadyExists(await h.request("POST", "/api/v1/nodes", { body: { metadata: { name: "dup" } } }).catch((e: unknown) => e))).toBe(true);
+    const unauthorized = await new KubeHttp(kubeAccessForUrl(sim.url, "wrong")).request("GET", "/api/v1/nodes").catch((e: unknown) => e);
+    expect((unauthorized as KubeApiError).code).toBe(401);
+  });
+
+  it("streams watch events until aborted, then reports a clean end", async () => {
+    const h = new KubeHttp(kubeAccessForUrl(sim.url, "secret"));
+    const list = await h.request<{ metadata: { resourceVersion: string } }>("GET", "/api/v1/nodes");
+    const events: string[] = [];
+    let ended: { err: unknown } | undefined;
+    const w = await h.watch("/api/v1/nodes", { resourceVersion: list.metadata.resourceVersion }, (type, obj) => events.push(`${type} ${obj.metadata.name}`), (err) => (ended = { err }));
+    await h.request("POST", "/api/v1/nodes", { body: { metadata: { name: "w1" } } });
+    await h.request("PATCH", "/api/v1/nodes/w1", { body: { metadata: { labels: { a: "b" } } } });
+    await h.request("DELETE", "/api/v1/nodes/w1");
+    await until(() => events.length === 3);
+    expect(events).toEqual(["ADDED w1", "MODIFIED w1", "DELETED w1"]);
+    w.abort();
+    await until(() => ended !== undefined);
+    expect(ended!.err).toBeUndefined();
+  });
+
+  it("rejects a watch the server refuses", async () => {
+    const h = new KubeHttp(kubeAccessForUrl(sim.url, "secret"));
+    const err = await h.watch("/apis/nope.example/v1/things", {}, () => {}, () => {}).catch((e: unknown) => e);
+    expect(isNotFound(err)).toBe(true);
+  });
+});

@@ -1,0 +1,36 @@
+// The light entry point must not load client-node at run time (its module graph costs each process
+// about 70 MiB): only type imports and deep imports of client-node's small config modules, and the
+// on-demand `await import(...)` fallback, are allowed in the files it reaches.
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+function reachable(entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(file, "utf8");
+    for (const m of text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+"(\.[^"]+)"/gm)) visit(join(dirname(file), m[1]!.replace(/\.js$/, ".ts")));
+  };
+  visit(entry);
+  return [...seen];
+}
+
+describe("@lockstep/kube/lite", () => {
+  const files = reachable(join(import.meta.dirname, "lite.ts"));
+
+  it("reaches the modules it re-exports", () => {
+    expect(files.map((f) => f.slice(import.meta.dirname.length + 1)).sort()).toEqual(["access.ts", "custom-objects.ts", "errors.ts", "http.ts", "informer.ts", "lite.ts", "resources.ts"]);
+  });
+
+  it("imports client-node only for types, its config_types module, or on demand", () => {
+    const offending = files.flatMap((f) =>
+      [...readFileSync(f, "utf8").matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+"(@kubernetes\/client-node[^"]*)"/gm)]
+        .map((m) => m[1]!)
+        .filter((spec) => spec !== "@kubernetes/client-node/dist/config_types.js")
+        .map((spec) => `${f}: ${spec}`),
+    );
+    expect(offending).toEqual([]);
+  });
+});
