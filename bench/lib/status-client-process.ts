@@ -3,7 +3,7 @@
 // argv[2]: the aggregator's gRPC address. Prints one JSON line of latencies (ms) and exits.
 import { PerformanceObserver } from "node:perf_hooks";
 import { credentials, makeGenericClientConstructor, Metadata } from "@grpc/grpc-js";
-import { UpdateStatusServiceClient, UpdateStatusServiceService } from "@lockstep/contracts";
+import { UpdateStatusServiceClient, UpdateStatusServiceService, withLeanDecoding } from "@lockstep/contracts";
 import { timed } from "./stats.js";
 
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
@@ -11,12 +11,14 @@ const address = process.argv[2]!;
 
 // The response deserializer (ts-proto decode) timed on its own.
 const decodeMs: number[] = [];
-const deserialize = UpdateStatusServiceService.getUpdateStatus.responseDeserialize;
+// As `lockstep status` decodes: through the lean reader (BENCH_PLAIN_DECODE=1: ts-proto's default).
+const definition = process.env.BENCH_PLAIN_DECODE === "1" ? UpdateStatusServiceService : withLeanDecoding(UpdateStatusServiceService);
+const deserialize = definition.getUpdateStatus.responseDeserialize;
 const TimedClient = makeGenericClientConstructor(
   {
-    ...UpdateStatusServiceService,
+    ...definition,
     getUpdateStatus: {
-      ...UpdateStatusServiceService.getUpdateStatus,
+      ...definition.getUpdateStatus,
       responseDeserialize: (b: Buffer) => {
         const t = performance.now();
         const out = deserialize(b);

@@ -1,4 +1,5 @@
 import type { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { LeanReader } from "./lean-reader.js";
 
 /** The part of a ts-proto message object Lockstep relies on. */
 export interface Codec<T> {
@@ -16,7 +17,7 @@ export function encode<T>(codec: Codec<T>, message: T): Uint8Array {
 /** Decodes a payload; a malformed payload throws a DecodeError naming the type. */
 export function decode<T>(codec: Codec<T>, typeName: string, data: Uint8Array): T {
   try {
-    return codec.decode(data);
+    return codec.decode(new LeanReader(data));
   } catch (err) {
     throw new DecodeError(typeName, err);
   }

@@ -21,4 +21,6 @@ export * from "./headers.js";
 export * from "./names.js";
 export * from "./state.js";
 export * from "./grpc-call.js";
+export * from "./lean-client.js";
+export * from "./lean-reader.js";
 export * from "./label-selector.js";

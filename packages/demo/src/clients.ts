@@ -2,6 +2,7 @@
 import * as grpc from "@grpc/grpc-js";
 import {
   BootImageServiceClient,
+  leanClient,
   LeaseServiceClient,
   SkewServiceClient,
   unaryCall,
@@ -20,7 +21,7 @@ export class Clients {
     const insecure = grpc.credentials.createInsecure();
     this.lease = new LeaseServiceClient(system.grpcAddress("lease-coordinator"), insecure);
     this.skew = new SkewServiceClient(system.grpcAddress("skew-enforcer"), insecure);
-    this.status = new UpdateStatusServiceClient(system.grpcAddress("status-aggregator"), insecure);
+    this.status = new (leanClient(UpdateStatusServiceClient))(system.grpcAddress("status-aggregator"), insecure);
     this.bootimage = new BootImageServiceClient(system.grpcAddress("bootimage-updater"), insecure);
   }
 

@@ -1,0 +1,59 @@
+import { BinaryWriter } from "@bufbuild/protobuf/wire";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { Condition } from "./gen/lockstep/common/v1/common.js";
+import { ClusterVersionState } from "./gen/lockstep/state/v1/cluster.js";
+import { LeanReader, leanDecode } from "./lean-reader.js";
+
+// Short ASCII strings from a small alphabet, so the same values (and intern-slot collisions) recur.
+const shortText = fc.string({ unit: fc.constantFrom("a", "b", "W", "-", ".", "0", "9"), maxLength: 6 });
+const anyText = fc.oneof(shortText, fc.string({ unit: "grapheme", maxLength: 60 }), fc.string({ minLength: 40, maxLength: 80 }));
+const int64Text = fc.oneof(
+  fc.bigInt({ min: 0n, max: 2n ** 50n }),
+  fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+  fc.constantFrom(0n, 2n ** 49n - 1n, 2n ** 49n, 2n ** 53n + 1n, -1n),
+).map(String);
+
+const condition = fc.record({
+  type: anyText,
+  status: shortText,
+  reason: anyText,
+  message: anyText,
+  lastTransitionTime: fc.option(fc.date({ min: new Date(0), max: new Date("2200-01-01T00:00:00Z"), noInvalidDate: true }), { nil: undefined }),
+});
+
+describe("LeanReader", () => {
+  it("decodes exactly what the default reader decodes", () => {
+    fc.assert(
+      fc.property(
+        fc.record({ name: anyText, uid: shortText, generation: int64Text, observedGeneration: int64Text, conditions: fc.array(condition, { maxLength: 4 }) }),
+        (partial) => {
+          const bytes = ClusterVersionState.encode(ClusterVersionState.fromPartial(partial)).finish();
+          expect(leanDecode(ClusterVersionState, bytes)).toEqual(ClusterVersionState.decode(bytes));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("gives the same text for strings that share an intern slot, and for non-ASCII and long strings", () => {
+    const texts = ["worker", "master", "Updating", "héllo wörld", "x".repeat(49), "", "4.16.1", "4.16.10"];
+    for (let i = 0; i < 5000; i++) texts.push(`worker-${i}`);
+    for (const round of [1, 2]) {
+      for (const text of texts) {
+        const bytes = Condition.encode({ type: text, status: "True", reason: text, message: "" }).finish();
+        const back = leanDecode(Condition, bytes);
+        expect(back.type, `round ${round}`).toBe(text);
+        expect(back.reason).toBe(text);
+      }
+    }
+  });
+
+  it("rejects a string that runs past the end of the buffer, as the default reader does", () => {
+    const w = new BinaryWriter();
+    w.tag(1, 2).uint32(10).raw(new TextEncoder().encode("abc"));
+    const bytes = w.finish();
+    expect(() => Condition.decode(bytes)).toThrow(RangeError);
+    expect(() => Condition.decode(new LeanReader(bytes))).toThrow(RangeError);
+  });
+});
