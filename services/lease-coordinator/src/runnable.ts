@@ -2,17 +2,20 @@
 // plane, wait for the watcher's meta.synced, then serve; sweep for expiry; keep budget status true.
 import type { KubeConfig } from "@kubernetes/client-node";
 import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
-import { Events, type DisruptionBudgetState, type LeaseServiceServer, type LeaseState, type NodeState, type PoolState } from "@lockstep/contracts";
+import { Events, type LeaseServiceServer, type LeaseState } from "@lockstep/contracts";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
 import type { Readiness, Runnable } from "@lockstep/runtime";
 import type { Logger } from "pino";
-import { buildView, type PolicyConfig } from "./policy/index.js";
+import { buildView, indexCluster, type ClusterIndex, type PolicyConfig } from "./policy/index.js";
 import { budgetStatus, BudgetStatusWriter } from "./service/budget-status.js";
 import { Coordinator, type EventSink } from "./service/coordinator.js";
 import { leaseService } from "./service/grpc.js";
 import { EventOutbox } from "./service/outbox.js";
 import { KubeLeaseApi } from "./store/kube-leases.js";
 import { LeaseIndex } from "./store/lease-index.js";
+
+/** How long lease changes are gathered before budget statuses are evaluated again. */
+const LEASE_STATUS_DELAY_MS = 500;
 
 export interface LeaseCoordinatorOptions {
   kc: KubeConfig;
@@ -61,13 +64,11 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         outbox = new EventOutbox({ logger, publish: (e) => publisher.publish(Events[e.kind] as never, e.message as never, { id: e.id }) });
         const events: EventSink = outbox;
         const idx = new LeaseIndex(policy, clock);
-        // Every decision reads the whole node/pool/budget lists; they are copied out of the cache
-        // once per change instead of once per decision (1,000 nodes three times per grant).
-        let snapshot: { nodes?: NodeState[]; pools?: PoolState[]; budgets?: DisruptionBudgetState[] } = {};
+        // Every decision reads nodes, pools and budgets; they are copied out of the cache and
+        // indexed (node by name, pool and budget members) once per change, not once per decision.
+        let snapshot: ClusterIndex | undefined;
         const clusterView = {
-          nodes: () => (snapshot.nodes ??= cache!.list("node")),
-          pools: () => (snapshot.pools ??= cache!.list("pool")),
-          budgets: () => (snapshot.budgets ??= cache!.list("disruptionBudget")),
+          cluster: () => (snapshot ??= indexCluster(cache!.list("node"), cache!.list("pool"), cache!.list("disruptionBudget"))),
         };
         const c = new Coordinator({
           policy,
@@ -85,8 +86,10 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
             const budget = cache!.get("disruptionBudget", name);
             if (!budget) return;
             const now = clock();
-            const view = buildView({ nodes: [], pools: [], budgets: [], leases: idx.all().map((e) => e.state), observations: idx.observations }, now, policy);
-            const desired = budgetStatus(budget, cache!.list("node"), cache!.list("pool"), view.heldNodes, new Date(now), policy);
+            const cluster = clusterView.cluster();
+            const records = idx.all().map((e) => e.rec);
+            const view = buildView({ nodes: [], pools: [], budgets: [], leases: [], records, observations: idx.observations, observationsCurrent: true }, now, policy);
+            const desired = budgetStatus(budget, cluster.nodes, cluster.pools, view.heldNodes, new Date(now), policy, cluster);
             if (!guard.check(name, writeFingerprint(desired))) return;
             const result = await statusWriter.write(name, desired);
             if (result === "unchanged") guard.reset(name);
@@ -97,14 +100,21 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         const allBudgets = () => {
           for (const b of cache?.list("disruptionBudget") ?? []) budgets!.add(b.name);
         };
+        // A burst of grants changes leases hundreds of times a second; each status evaluation reads
+        // every lease and every member, so lease changes are folded into one evaluation per delay.
+        const budgetsSoon = () => {
+          for (const b of cache?.list("disruptionBudget") ?? []) budgets!.addAfter(b.name, LEASE_STATUS_DELAY_MS);
+        };
         cache = new StateCache(kv, { kinds: ["node", "pool", "lease", "disruptionBudget"], logger });
         cache.onChange((ch) => {
           if (ch.parsed.kind === "meta") return;
-          if (ch.parsed.kind === "lease") idx.fromPlane(ch.parsed.namespace ?? "", ch.parsed.name, ch.op === "put" ? (ch.value as LeaseState) : undefined);
-          else {
-            snapshot = {};
-            c.notify();
+          if (ch.parsed.kind === "lease") {
+            idx.fromPlane(ch.parsed.namespace ?? "", ch.parsed.name, ch.op === "put" ? (ch.value as LeaseState) : undefined);
+            if (index) budgetsSoon();
+            return;
           }
+          snapshot = undefined;
+          c.notify();
           if (index) allBudgets();
         });
         await cache.start();

@@ -3,8 +3,8 @@ import { Cron } from "croner";
 import type { PolicyConfig } from "./config.js";
 import { parseDuration } from "./duration.js";
 import { isOperationName, type OperationName } from "./operations.js";
+import { budgetMembership, type ClusterIndex } from "./cluster.js";
 import { primaryPool } from "./pools.js";
-import { isEmptySelector, matchesSelector, validateSelector } from "./selector.js";
 
 /** A DisruptionBudget evaluated at one instant. */
 export interface BudgetEvaluation {
@@ -84,22 +84,14 @@ export function evaluateBudget(
   pools: readonly PoolState[],
   now: Date,
   policy: PolicyConfig,
+  cluster?: ClusterIndex,
 ): BudgetEvaluation {
   const name = budget.name;
   const unknownOps = budget.operations.filter((o) => !isOperationName(o));
   const operations = (budget.operations.length === 0 ? policy.defaultBudgetOperations : budget.operations.filter(isOperationName)) as OperationName[];
-  const hasSelector = !isEmptySelector(budget.nodeSelector);
-  let members: string[];
-  if (budget.pool !== "" && hasSelector) return invalid(name, [], operations, "set either pool or nodeSelector, not both");
-  if (budget.pool !== "") {
-    members = nodes.filter((n) => primaryPool(n, pools)?.name === budget.pool).map((n) => n.name);
-  } else if (budget.nodeSelector !== undefined) {
-    const problems = validateSelector(budget.nodeSelector);
-    if (problems.length > 0) return invalid(name, [], operations, problems.join("; "));
-    members = nodes.filter((n) => matchesSelector(budget.nodeSelector!, n.labels ?? {})).map((n) => n.name);
-  } else {
-    return invalid(name, [], operations, "no pool or nodeSelector");
-  }
+  const membership = cluster ? cluster.budgetMembers(budget) : budgetMembership(budget, nodes, (n) => primaryPool(n, pools));
+  if ("error" in membership) return invalid(name, [], operations, membership.error);
+  const members = membership.members;
   // Invalid budgets still cover their nodes (for the operations they name) so they fail closed.
   if (unknownOps.length > 0) return invalid(name, members, operations.length ? operations : policy.defaultBudgetOperations, `unknown operations ${unknownOps.join(", ")}`);
   if (budget.maxDisrupted.trim() === "") return invalid(name, members, operations, "maxDisrupted is empty");

@@ -1,10 +1,10 @@
-import type { NodeState } from "@lockstep/contracts";
 import { evaluateBudget } from "./budgets.js";
+import { clusterOf, type ClusterIndex } from "./cluster.js";
 import type { PolicyConfig } from "./config.js";
 import type { Validity } from "./expiry.js";
 import type { LeaseRecord } from "./lease-record.js";
 import type { OperationName } from "./operations.js";
-import { poolMaxUnavailable, poolMembers, primaryPool } from "./pools.js";
+import { poolMaxUnavailable } from "./pools.js";
 import type { ObservedState } from "./types.js";
 
 /** One concurrency bound a grant must fit in: a pool's maxUnavailable or a DisruptionBudget. */
@@ -17,27 +17,23 @@ export interface Scope {
   message: string;
 }
 
-/** Unavailable without any lease: NotReady, being deleted, or cordoned. Such nodes consume budget. */
-export function isDisruptedWithoutLease(node: NodeState): boolean {
-  const ready = node.conditions?.find((c) => c.type === "Ready");
-  return (ready !== undefined && ready.status !== "True") || node.deletionTime !== undefined || node.unschedulable;
-}
-
 /** The scopes that bound `operation` on `node` now. Several apply at once: all must have room. */
 export function requiredScopes(node: string, operation: OperationName, observed: ObservedState, now: Date, policy: PolicyConfig): Scope[] {
   const scopes: Scope[] = [];
-  const nodeState = observed.nodes.find((n) => n.name === node);
-  if (nodeState === undefined) return scopes;
-  const pool = primaryPool(nodeState, observed.pools);
+  const cluster = clusterOf(observed);
+  if (cluster.node(node) === undefined) return scopes;
+  const pool = cluster.poolOf(node);
   if (pool !== undefined && policy.poolBoundedOperations.includes(operation)) {
-    const members = poolMembers(pool, observed.nodes, observed.pools).map((n) => n.name);
-    const { limit, message } = poolMaxUnavailable(pool, members.length);
-    scopes.push({ key: `pool.${pool.name}`, kind: "pool", name: pool.name, limit, members: new Set(members), message });
+    const members = cluster.poolMembers(pool.name);
+    const { limit, message } = poolMaxUnavailable(pool, members.size);
+    scopes.push({ key: `pool.${pool.name}`, kind: "pool", name: pool.name, limit, members, message });
   }
   for (const budget of observed.budgets) {
-    const ev = evaluateBudget(budget, observed.nodes, observed.pools, now, policy);
-    if (!ev.active || !ev.members.includes(node) || !ev.operations.includes(operation)) continue;
-    scopes.push({ key: `budget.${budget.name}`, kind: "budget", name: budget.name, limit: ev.limit, members: new Set(ev.members), message: `budget ${budget.name}: ${ev.message}` });
+    const members = cluster.budgetMembers(budget).set;
+    if (!members.has(node)) continue;
+    const ev = evaluateBudget(budget, observed.nodes, observed.pools, now, policy, cluster);
+    if (!ev.active || !ev.operations.includes(operation)) continue;
+    scopes.push({ key: `budget.${budget.name}`, kind: "budget", name: budget.name, limit: ev.limit, members, message: `budget ${budget.name}: ${ev.message}` });
   }
   return scopes.sort((a, b) => a.key.localeCompare(b.key));
 }
@@ -64,7 +60,7 @@ export function planSlot(
   node: string,
   holder: string,
   slots: readonly SlotView[],
-  nodes: readonly NodeState[],
+  cluster: Pick<ClusterIndex, "disruptedWithoutLease">,
   heldNodes: ReadonlySet<string>,
   nowMs: number,
   policy: PolicyConfig,
@@ -73,13 +69,15 @@ export function planSlot(
   if (mine) return { kind: "reuse", slot: mine };
   const held = slots.filter((s) => s.validity.status === "held");
   const slotted = new Set(held.map((s) => s.rec.node));
-  // Indexed once: a 10,000-node pool would otherwise cost a scan of every node per member.
-  const byName = new Map(nodes.map((n) => [n.name, n]));
-  const disruptedNoSlot = [...scope.members].filter((m) => {
-    if (m === node || slotted.has(m)) return false;
-    const state = byName.get(m);
-    return heldNodes.has(m) || (state !== undefined && isDisruptedWithoutLease(state));
-  });
+  // Members disrupted without a slot, found from the disrupted side (held or unavailable nodes),
+  // which is small, instead of walking every member of a 10,000-node pool.
+  const disruptedNoSlot: string[] = [];
+  for (const from of [heldNodes, cluster.disruptedWithoutLease]) {
+    for (const m of from) {
+      if (m === node || slotted.has(m) || !scope.members.has(m) || (from !== heldNodes && heldNodes.has(m))) continue;
+      disruptedNoSlot.push(m);
+    }
+  }
   const usable = scope.limit - disruptedNoSlot.length;
   if (held.length + disruptedNoSlot.length + 1 > scope.limit) {
     const soonest = Math.min(...held.map((s) => (s.validity.status === "held" ? s.validity.expiresInSeconds : Number.POSITIVE_INFINITY)));

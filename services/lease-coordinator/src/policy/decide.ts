@@ -1,5 +1,6 @@
 import type { AcquireRequest, NodeState, Warning } from "@lockstep/contracts";
 import { planSlot, requiredScopes, type Scope } from "./capacity.js";
+import { clusterOf } from "./cluster.js";
 import type { PolicyConfig } from "./config.js";
 import { evaluateConflict, type ConflictOutcome } from "./conflict.js";
 import type { Validity } from "./expiry.js";
@@ -68,7 +69,8 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
   let queue: Waiter[] = pruneQueue(observed.queue ?? [], nowMs);
   const warnings: Warning[] = [];
   const events: PolicyEvent[] = [];
-  const errors = validateRequest(req, observed.nodes, policy);
+  const cluster = clusterOf(observed);
+  const errors = validateRequest(req, cluster, policy);
   if (errors.length > 0) {
     const reason = `invalid request: ${errors.join("; ")}`;
     return {
@@ -78,8 +80,8 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
     };
   }
   const op = operationName(req.operation) as OperationName;
-  const nodeState = observed.nodes.find((n) => n.name === req.node) as NodeState;
-  const scopes: Scope[] = requiredScopes(req.node, op, observed, now, policy);
+  const nodeState = cluster.node(req.node) as NodeState;
+  const scopes: Scope[] = requiredScopes(req.node, op, { ...observed, cluster }, now, policy);
   const scopeKeys = scopes.map((s) => s.key);
 
   const refuse = (code: DenyCode, reason: string, current: LeaseRecord | undefined, retryAfterSeconds: number, extraWrites: LeaseWrite[] = [], canWait = true): Decision => {
@@ -173,7 +175,7 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
   // 4. Budgets: reserve a slot in every scope that bounds this operation, before the node lease.
   const writes: LeaseWrite[] = [];
   for (const scope of scopes) {
-    const plan = planSlot(scope, req.node, req.holder, view.slots(scope.key), observed.nodes, view.heldNodes, nowMs, policy);
+    const plan = planSlot(scope, req.node, req.holder, view.slots(scope.key), cluster, view.heldNodes, nowMs, policy);
     if (plan.kind === "blocked") return refuse(plan.code, plan.reason, undefined, plan.retryAfterSeconds);
     const slot = plan.kind === "reuse" ? plan.slot : plan.slot;
     const name = plan.kind === "reuse" ? plan.slot.rec.name : slotLeaseName(scope.key, plan.index);

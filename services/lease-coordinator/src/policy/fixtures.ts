@@ -3,7 +3,7 @@ import { OperationType, type AcquireRequest, type DisruptionBudgetState, type No
 import { validatePolicy, type PolicyConfig } from "./config.js";
 import { decide } from "./decide.js";
 import type { MemoryLeaseStore } from "./memory-store.js";
-import type { Observation } from "./observations.js";
+import type { ObservationLog } from "./observations.js";
 import type { Waiter } from "./queue.js";
 import { decideRelease } from "./release.js";
 import type { Decision, ObservedState } from "./types.js";
@@ -57,7 +57,7 @@ export interface World {
 
 /** One coordinator replica: its own clock offset and in-memory observations (lost on crash). */
 export class Replica {
-  observations = new Map<string, Observation>();
+  observations: ObservationLog = new Map();
   queue: Waiter[] = [];
   constructor(
     readonly policy: PolicyConfig,

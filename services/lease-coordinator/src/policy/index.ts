@@ -1,9 +1,11 @@
 // Pure core of the lease-coordinator: Lease codec, expiry, conflict policy, budgets, queue, decisions.
 export * from "./budgets.js";
 export * from "./capacity.js";
+export * from "./cluster.js";
 export * from "./config.js";
 export * from "./conflict.js";
 export * from "./decide.js";
+export * from "./disrupted.js";
 export * from "./duration.js";
 export * from "./expiry.js";
 export * from "./holder-health.js";

@@ -1,17 +1,18 @@
 import type { AcquireRequest, NodeLease } from "@lockstep/contracts";
+import { clusterOf } from "./cluster.js";
 import type { PolicyConfig } from "./config.js";
 import { reencode } from "./decide.js";
 import { decide } from "./decide.js";
 import { ANN_PREEMPT, ANN_RELEASED_AT, formatMicroTime, type LeaseWrite } from "./lease-record.js";
 import { toNodeLease } from "./node-lease.js";
 import { parseOperation } from "./operations.js";
-import type { Observation } from "./observations.js";
+import type { ObservationLog } from "./observations.js";
 import type { Decision, ObservedState, PolicyEvent } from "./types.js";
 import { buildView } from "./view.js";
 
 export type ReleaseDecision =
-  | { kind: "release"; writes: LeaseWrite[]; events: PolicyEvent[]; observations: Map<string, Observation> }
-  | { kind: "deny"; code: "AlreadyHeld"; reason: string; current: NodeLease; writes: []; events: PolicyEvent[]; observations: Map<string, Observation> };
+  | { kind: "release"; writes: LeaseWrite[]; events: PolicyEvent[]; observations: ObservationLog }
+  | { kind: "deny"; code: "AlreadyHeld"; reason: string; current: NodeLease; writes: []; events: PolicyEvent[]; observations: ObservationLog };
 
 /**
  * Release by the holder: the node Lease keeps its object but gets no holder and a 1 s duration
@@ -21,7 +22,7 @@ export type ReleaseDecision =
  */
 export function decideRelease(req: { node: string; holder: string }, observed: ObservedState, now: Date, policy: PolicyConfig): ReleaseDecision {
   const view = buildView(observed, now.getTime(), policy);
-  const nodeUid = observed.nodes.find((n) => n.name === req.node)?.uid ?? "";
+  const nodeUid = clusterOf(observed).node(req.node)?.uid ?? "";
   const ours = view.nodeLease(req.node);
   if (ours !== undefined && ours.holder !== "" && ours.holder !== req.holder) {
     const reason = `${req.node} is held by ${ours.holder}, not ${req.holder}`;

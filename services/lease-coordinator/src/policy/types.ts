@@ -1,6 +1,7 @@
 import type { DisruptionBudgetState, LeaseState, NodeLease, NodeState, PoolState, Warning } from "@lockstep/contracts";
-import type { LeaseBody, LeaseWrite } from "./lease-record.js";
-import type { Observation, ObservationLog } from "./observations.js";
+import type { ClusterIndex } from "./cluster.js";
+import type { LeaseBody, LeaseRecord, LeaseWrite } from "./lease-record.js";
+import type { ObservationLog } from "./observations.js";
 import type { WaitQueue, Waiter } from "./queue.js";
 
 /** Everything one decision reads: the state plane's view plus this replica's memory. */
@@ -10,7 +11,16 @@ export interface ObservedState {
   budgets: readonly DisruptionBudgetState[];
   /** Lockstep's own node and slot Leases plus foreign ones from the configured namespaces. */
   leases: readonly LeaseState[];
+  /** The same leases already decoded (the caller's index keeps them so); used instead of `leases`. */
+  records?: readonly LeaseRecord[];
+  /** nodes, pools and budgets indexed (the caller's memo per snapshot); built per call when absent. */
+  cluster?: ClusterIndex;
   observations?: ObservationLog;
+  /**
+   * True when `observations` already holds the first sighting of every given lease's current
+   * record (the caller keeps it up to date): it is read as it is, not rebuilt per decision.
+   */
+  observationsCurrent?: boolean;
   queue?: WaitQueue;
 }
 
@@ -47,7 +57,7 @@ interface Common {
   warnings: Warning[];
   events: PolicyEvent[];
   /** The replica's updated observation log and queue; keep them for the next decision. */
-  observations: Map<string, Observation>;
+  observations: ObservationLog;
   queue: Waiter[];
 }
 

@@ -1,9 +1,10 @@
-import type { AcquireRequest, NodeState } from "@lockstep/contracts";
+import type { AcquireRequest } from "@lockstep/contracts";
+import type { ClusterIndex } from "./cluster.js";
 import type { PolicyConfig } from "./config.js";
 import { operationName } from "./operations.js";
 
 /** Every problem with an acquire request (scenario 24); empty when it may be decided on. */
-export function validateRequest(req: AcquireRequest, nodes: readonly NodeState[], policy: PolicyConfig): string[] {
+export function validateRequest(req: AcquireRequest, cluster: Pick<ClusterIndex, "node">, policy: PolicyConfig): string[] {
   const errors: string[] = [];
   const holder = typeof req.holder === "string" ? req.holder : "";
   if (holder.trim() === "") errors.push("holder identity is empty");
@@ -13,7 +14,7 @@ export function validateRequest(req: AcquireRequest, nodes: readonly NodeState[]
   const op = operationName(req.operation);
   if (op === undefined) errors.push(`unknown operation type ${String(req.operation)}`);
   if (typeof req.node !== "string" || req.node === "") errors.push("node is empty");
-  else if (!nodes.some((n) => n.name === req.node)) errors.push(`node ${req.node} does not exist`);
+  else if (cluster.node(req.node) === undefined) errors.push(`node ${req.node} does not exist`);
   const max = op === "Maintenance" ? policy.maxMaintenanceDurationSeconds : policy.maxDurationSeconds;
   if (!Number.isInteger(req.durationSeconds) || req.durationSeconds <= 0) errors.push(`duration ${String(req.durationSeconds)}s must be a positive whole number of seconds`);
   else if (req.durationSeconds > max) errors.push(`duration ${req.durationSeconds}s exceeds the maximum ${max}s per term (renew to hold longer)`);

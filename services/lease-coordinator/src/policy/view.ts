@@ -1,14 +1,14 @@
 import type { PolicyConfig } from "./config.js";
 import { leaseValidity, type Validity } from "./expiry.js";
 import { decodeLease, type LeaseRecord } from "./lease-record.js";
-import { leaseKey, observe, type Observation } from "./observations.js";
+import { leaseKey, observe, type ObservationLog } from "./observations.js";
 import type { SlotView } from "./capacity.js";
 import type { ObservedState } from "./types.js";
 
 /** The leases of one decision, decoded once and judged on this replica's clock. */
 export interface LeaseView {
   records: LeaseRecord[];
-  observations: Map<string, Observation>;
+  observations: ObservationLog;
   validity(rec: LeaseRecord): Validity;
   /** Lockstep's own Lease for the node, if it exists. */
   nodeLease(node: string): LeaseRecord | undefined;
@@ -19,10 +19,9 @@ export interface LeaseView {
 }
 
 export function buildView(observed: ObservedState, nowMs: number, policy: PolicyConfig): LeaseView {
-  const records = observed.leases
-    .map((l) => decodeLease(l, policy))
-    .filter((r): r is LeaseRecord => r !== undefined);
-  const observations = observe(observed.observations ?? new Map(), records, nowMs);
+  const records = (observed.records as LeaseRecord[] | undefined) ?? observed.leases.map((l) => decodeLease(l, policy)).filter((r): r is LeaseRecord => r !== undefined);
+  // A log the caller keeps current is read as it is; otherwise this view's sightings are recorded.
+  const observations = observed.observationsCurrent === true && observed.observations !== undefined ? observed.observations : observe(observed.observations ?? new Map(), records, nowMs);
   const cache = new Map<LeaseRecord, Validity>();
   const validity = (rec: LeaseRecord): Validity => {
     let v = cache.get(rec);

@@ -3,7 +3,7 @@
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import type { DisruptionBudgetState, NodeState, PoolState } from "@lockstep/contracts";
 import { isConflict, isNotFound } from "@lockstep/kube";
-import { evaluateBudget, isDisruptedWithoutLease, type PolicyConfig } from "../policy/index.js";
+import { evaluateBudget, indexCluster, type ClusterIndex, type PolicyConfig } from "../policy/index.js";
 
 export interface BudgetStatus {
   observedGeneration: number;
@@ -26,15 +26,11 @@ export function budgetStatus(
   heldNodes: ReadonlySet<string>,
   now: Date,
   policy: PolicyConfig,
+  cluster: ClusterIndex = indexCluster(nodes, pools, [budget]),
 ): BudgetStatus {
-  const ev = evaluateBudget(budget, nodes, pools, now, policy);
-  const byName = new Map(nodes.map((n) => [n.name, n]));
-  const disrupted = ev.members
-    .filter((m) => {
-      const n = byName.get(m);
-      return heldNodes.has(m) || (n !== undefined && isDisruptedWithoutLease(n));
-    })
-    .sort();
+  const ev = evaluateBudget(budget, nodes, pools, now, policy, cluster);
+  const unavailable = cluster.disruptedWithoutLease;
+  const disrupted = ev.members.filter((m) => heldNodes.has(m) || unavailable.has(m)).sort();
   const status: BudgetStatus = {
     observedGeneration: Number(budget.generation) || 0,
     valid: ev.valid,

@@ -1,26 +1,16 @@
 // One coordinator replica: read (state plane + own overlay) → decide (pure policy) → CAS-write,
 // and on a 409 re-read the Lease from the API and decide again. No leader election: every
 // decision is a compare-and-swap on the Lease objects themselves, so replicas cannot both win.
-import {
-  OperationType,
-  type AcquireRequest,
-  type DisruptionBudgetState,
-  type NodeLease,
-  type NodeState,
-  type PoolState,
-  type Warning,
-} from "@lockstep/contracts";
+import { OperationType, type AcquireRequest, type NodeLease, type Warning } from "@lockstep/contracts";
 import type { Logger } from "pino";
 import {
   buildView,
   decide,
   decideRelease,
   decideRenew,
-  decodeLease,
   dequeue,
   operationName,
   preflightUpgrade,
-  primaryPool,
   requiredScopes,
   toNodeLease,
   type Decision,
@@ -32,17 +22,16 @@ import {
   type PolicyEvent,
   type ReleaseDecision,
   type Waiter,
+  type ClusterIndex,
 } from "../policy/index.js";
 import type { LeaseApi } from "../store/kube-leases.js";
 import type { LeaseIndex } from "../store/lease-index.js";
 import { toOutgoing, type EventContext, type OutgoingEvent } from "./events.js";
 import type { LeaseState } from "@lockstep/contracts";
 
-/** The non-lease part of the state plane a decision reads. */
+/** The non-lease part of the state plane a decision reads, indexed once per snapshot. */
 export interface ClusterView {
-  nodes(): NodeState[];
-  pools(): PoolState[];
-  budgets(): DisruptionBudgetState[];
+  cluster(): ClusterIndex;
 }
 
 export interface EventSink {
@@ -119,15 +108,15 @@ export class Coordinator {
   }
 
   private observed(node: string, operation: OperationName | undefined, nowMs: number): ObservedState {
-    const nodes = this.o.view.nodes();
-    const pools = this.o.view.pools();
-    const budgets = this.o.view.budgets();
-    const base: ObservedState = { nodes, pools, budgets, leases: [] };
+    const cluster = this.o.view.cluster();
+    const base: ObservedState = { nodes: cluster.nodes, pools: cluster.pools, budgets: cluster.budgets, cluster, leases: [] };
     const scopes = operation !== undefined ? requiredScopes(node, operation, base, new Date(nowMs), this.o.policy) : [];
-    const members = new Set<string>();
-    for (const s of scopes) for (const m of s.members) members.add(m);
-    const leases = this.o.index.leasesFor(node, scopes.map((s) => s.key), members);
-    return { ...base, leases, observations: this.o.index.observations, queue: this.queue };
+    const records = this.o.index.recordsFor(
+      node,
+      scopes.map((s) => s.key),
+      scopes.map((s) => s.members),
+    );
+    return { ...base, records, observations: this.o.index.observations, observationsCurrent: true, queue: this.queue };
   }
 
   private nodeLeaseOperation(node: string): OperationName | undefined {
@@ -199,10 +188,11 @@ export class Coordinator {
     this.o.events.emit(toOutgoing(events, ctx));
   }
 
+  /** The last written Lease as the index decoded it (on fromApi), without decoding it again. */
   private nodeLeaseOf(written: readonly LeaseState[]): NodeLease | undefined {
     const last = written.at(-1);
-    const rec = last ? decodeLease(last, this.o.policy) : undefined;
-    return rec ? toNodeLease(rec) : undefined;
+    const e = last ? this.o.index.get(last.namespace, last.name) : undefined;
+    return e !== undefined && e.state.resourceVersion === last!.resourceVersion ? toNodeLease(e.rec) : undefined;
   }
 
   /**
@@ -326,12 +316,16 @@ export class Coordinator {
   }
 
   private fullView(nowMs: number) {
+    const cluster = this.o.view.cluster();
     const observed: ObservedState = {
-      nodes: this.o.view.nodes(),
-      pools: this.o.view.pools(),
-      budgets: this.o.view.budgets(),
-      leases: this.o.index.all().map((e) => e.state),
+      nodes: cluster.nodes,
+      pools: cluster.pools,
+      budgets: cluster.budgets,
+      cluster,
+      leases: [],
+      records: this.o.index.all().map((e) => e.rec),
       observations: this.o.index.observations,
+      observationsCurrent: true,
     };
     return { observed, view: buildView(observed, nowMs, this.o.policy) };
   }
@@ -339,9 +333,9 @@ export class Coordinator {
   /** The node's effective lease: a valid hold (ours or foreign) first, else our Lease record. */
   get(node: string): NodeLease | undefined {
     const nowMs = this.clock();
-    const leases = this.o.index.leasesOfNode(node).map((e) => e.state);
-    const view = buildView({ nodes: [], pools: [], budgets: [], leases, observations: this.o.index.observations }, nowMs, this.o.policy);
-    const records = view.records.filter((r) => r.kind !== "slot");
+    // Node and foreign leases only (leasesOfNode leaves out budget slots).
+    const records = this.o.index.leasesOfNode(node).map((e) => e.rec);
+    const view = buildView({ nodes: [], pools: [], budgets: [], leases: [], records, observations: this.o.index.observations, observationsCurrent: true }, nowMs, this.o.policy);
     const held = records.find((r) => view.validity(r).status === "held");
     const chosen = held ?? records.find((r) => r.kind === "node");
     return chosen ? toNodeLease(chosen) : undefined;
@@ -350,16 +344,12 @@ export class Coordinator {
   /** Valid holds, ours and foreign, sorted by node; optionally one operation or one pool. */
   list(filter: { operation?: OperationType; pool?: string } = {}): NodeLease[] {
     const { observed, view } = this.fullView(this.clock());
-    const nodesByName = new Map(observed.nodes.map((n) => [n.name, n]));
     const out: NodeLease[] = [];
     for (const rec of view.records) {
       if (rec.kind === "slot" || view.validity(rec).status !== "held") continue;
       const lease = toNodeLease(rec);
       if (filter.operation !== undefined && filter.operation !== OperationType.OPERATION_TYPE_UNSPECIFIED && lease.operation !== filter.operation) continue;
-      if (filter.pool) {
-        const n = nodesByName.get(rec.node);
-        if (!n || primaryPool(n, observed.pools)?.name !== filter.pool) continue;
-      }
+      if (filter.pool && observed.cluster!.poolOf(rec.node)?.name !== filter.pool) continue;
       out.push(lease);
     }
     return out.sort((a, b) => a.node.localeCompare(b.node) || a.namespace.localeCompare(b.namespace));

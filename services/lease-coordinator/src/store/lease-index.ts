@@ -111,24 +111,32 @@ export class LeaseIndex {
   }
 
   /**
-   * The leases one decision about `node` can depend on: the node's own and foreign leases, its
-   * budget slots, every slot of the scopes it needs, and leases with a holder on other members of
-   * those scopes (they count as disrupted). Everything else cannot change the outcome.
+   * The leases one decision about `node` can depend on, decoded: the node's own and foreign leases,
+   * its budget slots, every slot of the scopes it needs, and leases with a holder on other members
+   * of those scopes (they count as disrupted). Everything else cannot change the outcome.
    */
-  leasesFor(node: string, scopeKeys: readonly string[], members: ReadonlySet<string>): LeaseState[] {
+  recordsFor(node: string, scopeKeys: readonly string[], scopeMembers: readonly ReadonlySet<string>[]): LeaseRecord[] {
     const keys = new Set<string>(this.byNode.get(node) ?? []);
     for (const scope of scopeKeys) for (const k of this.byScope.get(scope) ?? []) keys.add(k);
-    if (members.size > 0) {
-      for (const k of this.holding) {
-        const e = this.effective.get(k);
-        if (e && e.rec.kind !== "slot" && members.has(e.rec.node)) keys.add(k);
+    if (scopeMembers.length > 0) {
+      const total = scopeMembers.reduce((n, m) => n + m.size, 0);
+      if (total < this.holding.size) {
+        // Small scopes in a cluster with many holds: look their members up instead.
+        for (const members of scopeMembers) {
+          for (const m of members) for (const k of this.byNode.get(m) ?? []) if (this.holding.has(k) && this.effective.get(k)?.rec.kind !== "slot") keys.add(k);
+        }
+      } else {
+        for (const k of this.holding) {
+          const e = this.effective.get(k);
+          if (e && e.rec.kind !== "slot" && scopeMembers.some((m) => m.has(e.rec.node))) keys.add(k);
+        }
       }
     }
-    const out: LeaseState[] = [];
+    const out: LeaseRecord[] = [];
     for (const k of keys) {
       this.expireOverlay(k);
       const e = this.effective.get(k);
-      if (e) out.push(e.state);
+      if (e) out.push(e.rec);
     }
     return out;
   }
@@ -163,7 +171,9 @@ export class LeaseIndex {
       this.emit({ type: "DELETED", key, previous });
       return;
     }
-    if (previous && previous.state.resourceVersion === state.resourceVersion && previous.state === state) return;
+    // The same version again (typically the state plane echoing this replica's own write, which
+    // fromApi already decoded): a resourceVersion names one version of the object, nothing changed.
+    if (previous && previous.state.resourceVersion === state.resourceVersion && state.resourceVersion !== "") return;
     const rec = decodeLease(state, this.policy);
     if (rec === undefined) return; // not a node lease of a namespace we coordinate
     const current: IndexedLease = { key, state, rec };
