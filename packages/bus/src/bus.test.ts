@@ -7,6 +7,7 @@ import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BusConnectError, closeBus, connectBus } from "./connection.js";
 import { consumeEvents } from "./consume.js";
+import { JetStreamPublisher } from "./jetstream-publisher.js";
 import { EventPublisher } from "./publish.js";
 import { ensureEventStream, ensureStateBucket } from "./setup.js";
 import { StateCache, type StateChange } from "./state-cache.js";
@@ -108,20 +109,25 @@ describe("events", () => {
   });
 });
 
-describe("state writer", () => {
+// Both put paths: the KV client's put, and the ack-correlating publisher the watcher uses.
+describe.each([
+  ["kv.put", (_c: NatsConnection) => undefined],
+  ["a JetStreamPublisher", (c: NatsConnection) => new JetStreamPublisher(c, 1_000)],
+] as const)("state writer putting through %s", (_name, publisherFor) => {
   it("lands rapid changes of one key in order and keeps the last", async () => {
-    const writer = new StateWriter(kv);
+    const writer = new StateWriter(kv, { publisher: publisherFor(nc) });
     for (let i = 0; i < 50; i++) writer.put("node", node("flip", i % 2 === 1), "flip");
     writer.put("node", node("flip", false), "flip"); // back to a value an earlier in-flight write carried
     await writer.flushed();
     const e = await kv.get(stateKey("node", "flip"));
+    expect(e!.operation).toBe("PUT");
     expect(NodeState.decode(e!.value).unschedulable).toBe(false);
   });
 
   it("retries while NATS is away and converges after it returns", async () => {
     const conn = await connectBus({ servers: srv.url, name: "writer-retry" });
     const wkv = await ensureStateBucket(conn);
-    const writer = new StateWriter(wkv);
+    const writer = new StateWriter(wkv, { publisher: publisherFor(conn) });
     await srv.kill();
     for (let i = 0; i < 20; i++) writer.put("node", node(`away-${i}`), `away-${i}`);
     await new Promise((r) => setTimeout(r, 300));

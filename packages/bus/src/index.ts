@@ -1,5 +1,6 @@
 export * from "./connection.js";
 export * from "./consume.js";
+export * from "./jetstream-publisher.js";
 export * from "./publish.js";
 export * from "./setup.js";
 export * from "./state-cache.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { jetstream, type JetStreamClient, type PubAck } from "@nats-io/jetstream";
-import { headers, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { encode, HEADER_MSG_ID, HEADER_TYPE, type EventMeta, type EventType } from "@lockstep/contracts";
+import { JetStreamPublisher, type PubAck } from "./jetstream-publisher.js";
 
 export interface PublishOptions {
   /** Event id (and Nats-Msg-Id). Pass a deterministic id to make a retried fact idempotent. */
@@ -13,10 +13,10 @@ type WithMeta = { meta?: EventMeta };
 
 /** Publishes typed events to the event stream with the type header and a de-duplication id. */
 export class EventPublisher {
-  private readonly js: JetStreamClient;
+  private readonly js: JetStreamPublisher;
 
   constructor(nc: NatsConnection, private readonly source: string) {
-    this.js = jetstream(nc);
+    this.js = new JetStreamPublisher(nc);
   }
 
   /** Fills `meta` (id, time, source) unless given, publishes, and returns the ack (`duplicate` on a repeat id). */
@@ -29,9 +29,7 @@ export class EventPublisher {
       object: message.meta?.object,
       correlationId: message.meta?.correlationId ?? "",
     };
-    const h = headers();
-    h.set(HEADER_TYPE, type.typeName);
-    return this.js.publish(type.subject, encode(type.codec, { ...message, meta }), { msgID: id, headers: h });
+    return this.js.publish(type.subject, encode(type.codec, { ...message, meta }), { msgId: id, headers: { [HEADER_TYPE]: type.typeName } });
   }
 }
 

@@ -5,6 +5,7 @@
 import type { KV } from "@nats-io/kv";
 import { encode, sameBytes, stateKey, StateKinds, type StateKindName, type StateOf } from "@lockstep/contracts";
 import type { Logger } from "pino";
+import type { JetStreamPublisher } from "./jetstream-publisher.js";
 
 export interface StateWriterOptions {
   /** Writes in flight at once (across keys). */
@@ -14,7 +15,16 @@ export interface StateWriterOptions {
   onWritten?(key: string, op: "put" | "delete", since: number): void;
   onSuppressed?(key: string): void;
   onError?(key: string, err: unknown): void;
+  /**
+   * Puts go out through this publisher (one ack inbox, no per-put Error and timer) to the key's
+   * subject, as kv.put would send them; deletes still use the KV client.
+   */
+  publisher?: JetStreamPublisher;
 }
+
+/** The @nats-io/kv Bucket methods that name a key's subject (domain and API prefix included). */
+type SubjectAware = { subjectForKey(key: string, edit?: boolean): string; encodeKey(key: string): string };
+const isSubjectAware = (kv: object): kv is SubjectAware => typeof (kv as Partial<SubjectAware>).subjectForKey === "function" && typeof (kv as Partial<SubjectAware>).encodeKey === "function";
 
 type Desired = { bytes: Uint8Array | null; since: number };
 
@@ -27,7 +37,12 @@ export class StateWriter {
   private idleWaiters: Array<() => void> = [];
   private stopped = false;
 
-  constructor(private readonly kv: KV, private readonly o: StateWriterOptions = {}) {}
+  private readonly putVia: ((key: string, bytes: Uint8Array) => Promise<unknown>) | undefined;
+
+  constructor(private readonly kv: KV, private readonly o: StateWriterOptions = {}) {
+    const publisher = o.publisher;
+    this.putVia = publisher && isSubjectAware(kv) ? (key, bytes) => publisher.publish(kv.subjectForKey(kv.encodeKey(key), true), bytes) : undefined;
+  }
 
   /** Seeds what the bucket holds (e.g. from a StateCache), so unchanged values are not rewritten. */
   prime(entries: Iterable<[string, Uint8Array]>): void {
@@ -98,7 +113,7 @@ export class StateWriter {
         if (current !== undefined) await this.kv.delete(key);
         this.known.delete(key);
       } else if (!sameBytes(current, d.bytes)) {
-        await this.kv.put(key, d.bytes);
+        await (this.putVia ? this.putVia(key, d.bytes) : this.kv.put(key, d.bytes));
         this.known.set(key, d.bytes);
       }
       if (this.desired.get(key) === d) this.desired.delete(key);

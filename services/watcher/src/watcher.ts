@@ -1,7 +1,7 @@
 // The watcher as a Runnable: connect, ensure the planes exist, load what the bucket holds, then
 // keep it equal to the API server's objects until stopped.
 import { hostname } from "node:os";
-import { closeBus, connectBus, ensureEventStream, ensureStateBucket, StateCache, type BusConnectionOptions } from "@lockstep/bus";
+import { closeBus, connectBus, ensureEventStream, ensureStateBucket, JetStreamPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
 import type { KubeConfigLike } from "@lockstep/kube/lite";
 import type { Registry } from "prom-client";
 import type { Logger } from "pino";
@@ -40,6 +40,7 @@ export function watcherRunnable(o: WatcherOptions): Runnable {
           ...o,
           kv,
           existing,
+          publisher: new JetStreamPublisher(nc),
           identity: o.identity ?? hostname(),
           metrics: o.registry ? watcherMetrics(o.registry) : undefined,
         });

@@ -6,7 +6,7 @@
 // Two replicas are safe without leader election: both compute the same snapshot from the same API
 // objects and write identical bytes, which consumers ignore (StateCache drops identical rewrites).
 import { encode, parseStateKey, stateKey, StateKinds, SyncMarker, type StateKindName } from "@lockstep/contracts";
-import { StateWriter } from "@lockstep/bus";
+import { StateWriter, type JetStreamPublisher } from "@lockstep/bus";
 import { Informer, metadataOnly, type KubeConfigLike, type KubernetesObject } from "@lockstep/kube/lite";
 import type { KV } from "@nats-io/kv";
 import { setMaxListeners } from "node:events";
@@ -23,6 +23,8 @@ export interface StateSyncOptions extends WatchSettings {
   identity: string;
   /** Keys present in the bucket at start (from a StateCache), so unchanged values are not rewritten. */
   existing?: Iterable<[string, Uint8Array]>;
+  /** Puts through this publisher instead of the KV client (see StateWriterOptions.publisher). */
+  publisher?: JetStreamPublisher;
   informer?: { minBackoffMs?: number; maxBackoffMs?: number; missingRetryMs?: number; watchTimeoutSeconds?: number };
 }
 
@@ -40,6 +42,7 @@ export class StateSync {
     const m = o.metrics;
     this.writer = new StateWriter(o.kv, {
       logger: o.logger,
+      publisher: o.publisher,
       onWritten: (_key, op, since) => {
         m?.written.inc({ op });
         m?.lag.observe((Date.now() - since) / 1000);
