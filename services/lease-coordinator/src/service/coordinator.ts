@@ -102,6 +102,7 @@ export class Coordinator {
 
   /** Wakes waiting acquires (lease or cluster change). */
   notify(): void {
+    if (this.wakers.size === 0) return; // every lease change lands here; most find nobody waiting
     const wake = [...this.wakers];
     this.wakers.clear();
     for (const w of wake) w();
@@ -229,13 +230,13 @@ export class Coordinator {
           const lease = this.nodeLeaseOf(written) ?? decision.lease;
           const nodeRv = written.at(-1)?.resourceVersion;
           if (!decision.renewal) this.publish(decision.events, { namespace: this.o.policy.namespace, writtenRv: nodeRv, lease });
-          this.o.logger.info({ node: req.node, holder: req.holder, operation: op, renewal: decision.renewal }, "lease granted");
+          this.o.logger.debug({ node: req.node, holder: req.holder, operation: op, renewal: decision.renewal }, "lease granted");
           return { kind: "granted", lease, warnings: decision.warnings, renewal: decision.renewal, preemptionRequestedBy: decision.preemptionRequestedBy };
         }
         if (decision.kind === "deny") {
           if (decision.code === "Invalid") throw new CoordinatorError("invalid", decision.reason);
           this.publish(decision.events, { namespace: this.o.policy.namespace, requester: req.holder, operation: req.operation, retryAfterSeconds: decision.retryAfterSeconds });
-          this.o.logger.info({ node: req.node, holder: req.holder, operation: op, code: decision.code }, "lease denied");
+          this.o.logger.debug({ node: req.node, holder: req.holder, operation: op, code: decision.code }, "lease denied");
           return { kind: "denied", code: decision.code, reason: decision.reason, current: decision.current, retryAfterSeconds: decision.retryAfterSeconds, warnings: decision.warnings };
         }
         if (!announced) {
@@ -311,7 +312,7 @@ export class Coordinator {
   private releaseOutcome(req: { node: string; holder: string }, decision: ReleaseDecision, written: LeaseState[]): ReleaseOutcome {
     if (decision.kind === "deny") return { kind: "refused", reason: decision.reason, current: decision.current };
     this.publish(decision.events, { namespace: this.o.policy.namespace, writtenRv: written[0]?.resourceVersion });
-    if (decision.writes.length > 0) this.o.logger.info({ node: req.node, holder: req.holder }, "lease released");
+    if (decision.writes.length > 0) this.o.logger.debug({ node: req.node, holder: req.holder }, "lease released");
     return { kind: "released", released: decision.writes.length > 0 };
   }
 

@@ -13,7 +13,7 @@ import {
 import type { Logger } from "pino";
 import { toNodeLease } from "../policy/index.js";
 import type { IndexChange, LeaseIndex } from "../store/lease-index.js";
-import { Coordinator, CoordinatorError } from "./coordinator.js";
+import { Coordinator, CoordinatorError, type AcquireOutcome } from "./coordinator.js";
 
 /** Longest an Acquire may wait in line (a client wanting longer calls again). */
 export const MAX_WAIT_SECONDS = 3600;
@@ -71,14 +71,21 @@ export function leaseService(deps: LeaseServiceDeps): LeaseServiceServer {
       if (!Number.isInteger(req.waitSeconds) || req.waitSeconds < 0 || req.waitSeconds > MAX_WAIT_SECONDS) {
         throw new CoordinatorError("invalid", `invalid request: wait_seconds ${req.waitSeconds} must be a whole number 0..${MAX_WAIT_SECONDS}`);
       }
-      const abort = new AbortController();
-      const cancel = () => abort.abort();
-      call.on("cancelled", cancel);
-      // grpc-js emits "cancelled" after every answered call too; aborting then would only cost a DOMException.
-      const out = await need(deps)
-        .acquire(req, abort.signal)
-        .finally(() => call.off("cancelled", cancel));
-      if (out.kind === "granted") return AcquireResponse.fromPartial({ granted: true, lease: out.lease, warnings: out.warnings });
+      // Only a request that may wait needs to hear of a cancel: listeners and an AbortController
+      // per call cost every plain acquire (and grpc-js emits "cancelled" after answered calls too).
+      let out: AcquireOutcome;
+      if (req.waitSeconds > 0) {
+        const abort = new AbortController();
+        const cancel = () => abort.abort();
+        call.on("cancelled", cancel);
+        out = await need(deps)
+          .acquire(req, abort.signal)
+          .finally(() => call.off("cancelled", cancel));
+      } else {
+        out = await need(deps).acquire(req);
+      }
+      // Built directly: the outcome's objects are fresh per call, fromPartial would only copy them.
+      if (out.kind === "granted") return { granted: true, lease: out.lease, warnings: out.warnings, deniedReason: "", current: undefined, retryAfterSeconds: 0 };
       return AcquireResponse.fromPartial({ granted: false, deniedReason: out.reason, current: out.current, retryAfterSeconds: out.retryAfterSeconds, warnings: out.warnings });
     }),
     renew: unary(deps, async (req) => {
