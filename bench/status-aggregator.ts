@@ -16,6 +16,7 @@ import { silentLogger, startGrpcServer } from "@lockstep/runtime";
 import { Aggregator, aggregatorRunnable, disruptionService, updateStatusService, updateStatusServiceDefinition } from "@lockstep/status-aggregator";
 import { startNatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
+import { CLI_NODE_FLAGS } from "../scripts/cli-node-flags.mjs";
 import { printResults, sleep, summary, timed, type BenchResult } from "./lib/stats.js";
 
 const NODES = Number(process.env.BENCH_NODES ?? 10_000);
@@ -150,7 +151,9 @@ function renderNoneOnce(address: string): Promise<string> {
 function runStatusClient(address: string): Promise<ClientFigures> {
   return new Promise((resolve, reject) => {
     const script = fileURLToPath(new URL("lib/status-client-process.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--import", "tsx", script, address], { env: { ...process.env, BENCH_QUERIES: String(QUERIES) }, stdio: ["ignore", "pipe", "inherit"] });
+    // With the CLI's own node flags (BENCH_PLAIN_NODE=1: node's defaults).
+    const flags = process.env.BENCH_PLAIN_NODE === "1" ? [] : CLI_NODE_FLAGS;
+    const child = spawn(process.execPath, [...flags, "--import", "tsx", script, address], { env: { ...process.env, BENCH_QUERIES: String(QUERIES) }, stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
     child.once("exit", (code) => {
