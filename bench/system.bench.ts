@@ -6,7 +6,8 @@
 // Run: pnpm --dir bench exec node --import tsx system.bench.ts
 // Env: BENCH_WORKERS (10000), BENCH_ROLL_S (60), BENCH_TIME_SCALE (60), BENCH_LEASES (0: cluster-sim
 // does not ask the lease-coordinator; 1: it does, for every node it updates), BENCH_PROFILE_SERVICE +
-// BENCH_PROFILE_DIR (write a V8 CPU profile of that one service process, e.g. status-aggregator).
+// BENCH_PROFILE_DIR (write a V8 CPU profile of that one service process, e.g. status-aggregator),
+// BENCH_NODE_OPTIONS (passed to every service process, e.g. V8 heap flags).
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -93,7 +94,9 @@ export async function benchSystem(): Promise<BenchResult[]> {
   const profiled = process.env.BENCH_PROFILE_SERVICE as ServiceName | undefined;
   // NODE_OPTIONS refuses --cpu-prof; a preload records the profile instead.
   const preload = join(import.meta.dirname, "lib", "cpu-profile.mjs");
-  const env = profiled ? { [profiled]: { NODE_OPTIONS: `--import=${preload}`, CPU_PROFILE_DIR: process.env.BENCH_PROFILE_DIR ?? runDir } } : undefined;
+  const nodeOptions = process.env.BENCH_NODE_OPTIONS ?? "";
+  const env: Partial<Record<ServiceName | "*", Record<string, string>>> = nodeOptions ? { "*": { NODE_OPTIONS: nodeOptions } } : {};
+  if (profiled) env[profiled] = { NODE_OPTIONS: `${nodeOptions} --import=${preload}`.trim(), CPU_PROFILE_DIR: process.env.BENCH_PROFILE_DIR ?? runDir };
   const system = await startSystem({ kubeconfig, natsUrl: nats.url, runDir, ports, logLevel: "warn", env });
   const total = WORKERS + 3 + PROBES;
   const status = new UpdateStatusServiceClient(system.grpcAddress("status-aggregator"), grpc.credentials.createInsecure(), { "grpc.max_receive_message_length": 64 << 20 });

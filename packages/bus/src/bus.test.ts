@@ -167,6 +167,18 @@ describe("state cache", () => {
     cache.stop();
   });
 
+  it("keeps each value's bytes in a buffer of their own, not a view into the connection's read chunk", async () => {
+    const writer = new StateWriter(kv);
+    for (let i = 0; i < 50; i++) writer.put("node", node(`own-${i}.example.com`), `own-${i}.example.com`);
+    await writer.flushed();
+    const cache = new StateCache(kv, { kinds: ["node"] });
+    await cache.start();
+    const entry = cache.getByKey(stateKey("node", "own-7.example.com"))!;
+    expect([...entry.bytes]).toEqual([...encode(StateKinds.node.codec, node("own-7.example.com"))]);
+    expect(entry.bytes.buffer.byteLength).toBe(entry.bytes.length);
+    cache.stop();
+  });
+
   it("is ready at once on an empty filter and skips undecodable values", async () => {
     await kv.put(stateKey("pool", "broken"), new Uint8Array([0xff, 0xff, 0xff]));
     const cache = new StateCache(kv, { kinds: ["machineSet", "pool"] });

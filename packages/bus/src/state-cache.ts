@@ -197,7 +197,10 @@ export class StateCache {
       return;
     }
     this.undecodable.delete(e.key);
-    const entry = { key: e.key, parsed, value, bytes: e.value, revision: e.revision };
+    // A copy (Buffer#slice would not copy): the value is a view into the connection's read chunk
+    // (tens of KiB), and one kept view keeps its whole chunk alive; over a rolling update that is
+    // most chunks ever read.
+    const entry = { key: e.key, parsed, value, bytes: new Uint8Array(e.value), revision: e.revision };
     this.entries.set(e.key, entry);
     let kindMap = this.byKind.get(parsed.kind);
     if (!kindMap) this.byKind.set(parsed.kind, (kindMap = new Map()));

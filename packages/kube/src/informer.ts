@@ -145,8 +145,10 @@ export class Informer<T extends KubernetesObject> {
   }
 
   private async relist(): Promise<void> {
-    // Paged: a 10,000-node list in one response costs hundreds of MB at its peak.
-    const items: T[] = [];
+    // Paged, and each page applied as it arrives: a 10,000-node list in one response costs hundreds
+    // of MB at its peak, and holding every page until the last one keeps all of its objects alive
+    // long enough to reach V8's old generation. Deletions are known only once the list is complete.
+    const seen = new Set<string>();
     let cont: string | undefined;
     let resourceVersion = "";
     do {
@@ -154,27 +156,22 @@ export class Informer<T extends KubernetesObject> {
         query: { fieldSelector: this.o.fieldSelector, labelSelector: this.o.labelSelector, limit: this.o.pageSize ?? 500, continue: cont },
       });
       if (this.stopped) return;
-      for (const item of page.items ?? []) items.push(item);
+      for (const item of page.items ?? []) {
+        // Lists carry no kind/apiVersion per item; restore them so consumers see whole objects.
+        const obj = { apiVersion: this.resource.apiVersion, kind: this.resource.kind, ...item } as T;
+        seen.add(keyOf(obj));
+        this.upsert(obj);
+      }
       cont = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
     } while (cont);
-    const list = { items, metadata: { resourceVersion } };
-    if (this.stopped) return;
-    const seen = new Set<string>();
-    for (const item of list.items) {
-      // Lists carry no kind/apiVersion per item; restore them so consumers see whole objects.
-      const obj = { apiVersion: this.resource.apiVersion, kind: this.resource.kind, ...item } as T;
-      const k = keyOf(obj);
-      seen.add(k);
-      this.upsert(obj);
-    }
     for (const [k, old] of this.cache) {
       if (!seen.has(k)) {
         this.cache.delete(k);
         this.handlers.delete?.(old);
       }
     }
-    this.resourceVersion = list.metadata?.resourceVersion ?? "";
+    this.resourceVersion = resourceVersion;
     const initial = !this.listedOnce;
     this.listedOnce = true;
     this.handlers.listed?.({ initial, count: this.cache.size });
