@@ -110,10 +110,11 @@ describe("events", () => {
 });
 
 // Both put paths: the KV client's put, and the ack-correlating publisher the watcher uses.
-describe.each([
-  ["kv.put", (_c: NatsConnection) => undefined],
-  ["a JetStreamPublisher", (c: NatsConnection) => new JetStreamPublisher(c, 1_000)],
-] as const)("state writer putting through %s", (_name, publisherFor) => {
+const putPaths: Array<[string, (c: NatsConnection) => JetStreamPublisher | undefined]> = [
+  ["kv.put", () => undefined],
+  ["a JetStreamPublisher", (c) => new JetStreamPublisher(c, 1_000)],
+];
+describe.each(putPaths)("state writer putting through %s", (_name, publisherFor) => {
   it("lands rapid changes of one key in order and keeps the last", async () => {
     const writer = new StateWriter(kv, { publisher: publisherFor(nc) });
     for (let i = 0; i < 50; i++) writer.put("node", node("flip", i % 2 === 1), "flip");
