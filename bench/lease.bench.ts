@@ -32,6 +32,10 @@ const WINDOWS = (process.env.BENCH_WINDOWS ?? `${NODES},32`).split(",").map(Numb
 // BENCH_CPU=1 adds CPU ms per operation by process (from /proc), to see where a grant's cost goes.
 const CPU_DETAIL = process.env.BENCH_CPU === "1";
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+// BENCH_COORDINATOR_DIST=<dir>: run the replicas from another build of the coordinator (relative to
+// the repository root, default services/lease-coordinator/dist), to compare two versions back to
+// back under the same machine load.
+const COORDINATOR_DIST = process.env.BENCH_COORDINATOR_DIST ?? "services/lease-coordinator/dist";
 
 interface Child {
   proc: ChildProcess;
@@ -145,7 +149,7 @@ export async function benchLease(): Promise<BenchResult[]> {
     const replicas: Lease[] = [];
     for (let r = 0; r < 2; r++) {
       const port = await freePort();
-      const proc = spawn(process.execPath, [...NODE_ARGS, join(root, "services/lease-coordinator/dist/main.js")], { env: { ...process.env, ...common, GRPC_PORT: String(port), COORDINATOR_ID: `bench-${r}` }, stdio: ["ignore", "ignore", "inherit"] });
+      const proc = spawn(process.execPath, [...NODE_ARGS, join(root, COORDINATOR_DIST, "main.js")], { env: { ...process.env, ...common, GRPC_PORT: String(port), COORDINATOR_ID: `bench-${r}` }, stdio: ["ignore", "ignore", "inherit"] });
       children.push({ proc, stop: () => new Promise((res) => (proc.exitCode !== null ? res() : (proc.once("exit", () => res()), proc.kill("SIGTERM")))) });
       const client = new LeaseServiceClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
       // Serving once the state plane is synced: List stops answering UNAVAILABLE.
