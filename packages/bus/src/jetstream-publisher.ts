@@ -14,7 +14,7 @@ export interface PubAck {
   duplicate: boolean;
 }
 
-export type PublishErrorKind = "timeout" | "no-stream" | "rejected" | "closed";
+export type PublishErrorKind = "timeout" | "no-stream" | "rejected" | "forbidden" | "closed";
 
 export class JetStreamPublishError extends Error {
   constructor(
@@ -61,6 +61,7 @@ export class JetStreamPublisher {
     this.sweeper = setInterval(() => this.sweep(), Math.max(50, Math.min(1_000, timeoutMs / 4)));
     this.sweeper.unref();
     void nc.closed().then(() => this.close());
+    void this.watchPermissions();
   }
 
   /** Publishes and resolves with the stream's ack; rejects with a JetStreamPublishError. */
@@ -97,6 +98,25 @@ export class JetStreamPublisher {
     this.sub.unsubscribe();
     for (const p of this.pending.values()) p.reject(new JetStreamPublishError("closed", p.subject, `no ack for ${p.subject}: the publisher was closed`));
     this.pending.clear();
+  }
+
+  /**
+   * The server refuses a publish outside the user's permissions with an -ERR naming the subject,
+   * not with a reply; like nats.js, pin it on the oldest publish waiting on that subject.
+   */
+  private async watchPermissions(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      if (this.closed) break;
+      if (s.type !== "error") continue;
+      const err = s.error as { name?: string; operation?: string; subject?: string; message?: string };
+      if (err.name !== "PermissionViolationError" || err.operation !== "publish") continue;
+      for (const [id, p] of this.pending) {
+        if (p.subject !== err.subject) continue;
+        this.pending.delete(id);
+        p.reject(new JetStreamPublishError("forbidden", p.subject, `not allowed to publish to ${p.subject}: ${err.message ?? "Permissions Violation"}`));
+        break;
+      }
+    }
   }
 
   private settle(msg: Msg): void {
