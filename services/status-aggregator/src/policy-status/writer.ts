@@ -2,10 +2,9 @@
 // object carries: the only Kubernetes write of the status-aggregator. Reads the policies from the
 // state plane, reconciles one key through a work queue, merge-patches the status subresource, and
 // refuses the same write a third time in a row (hot-loop guard) with a logged, actionable message.
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from "@kubernetes/client-node";
 import { closeBus, connectBus, ensureStateBucket, StateCache, type BusConnectionOptions } from "@lockstep/bus";
 import type { NodeDisruptionPolicyState } from "@lockstep/contracts";
-import { isNotFound } from "@lockstep/kube";
+import { CustomObjectsApi, isNotFound, makeJsonApiClient, type KubeConfigLike } from "@lockstep/kube/lite";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
 import type { Runnable } from "@lockstep/runtime";
 import type { Logger } from "pino";
@@ -15,7 +14,7 @@ const REF = { group: "lockstep.io", version: "v1alpha1", plural: "nodedisruption
 const KEY = "nodedisruptionpolicies";
 
 export interface PolicyStatusOptions {
-  kc: KubeConfig;
+  kc: KubeConfigLike;
   bus: BusConnectionOptions;
   logger: Logger;
   now?: () => Date;
@@ -27,7 +26,8 @@ export function policyStatusRunnable(o: PolicyStatusOptions): Runnable {
   return {
     name: "policy-status",
     async start(signal) {
-      const api = o.kc.makeApiClient(CustomObjectsApi);
+      // Plain JSON (merge patches) without client-node's module graph (~70 MiB per process).
+      const api = makeJsonApiClient(o.kc, CustomObjectsApi);
       const guard = new HotLoopGuard({
         onHotLoop: (err) => o.logger.error({ err: err.message }, "refusing a repeated NodeDisruptionPolicy status write"),
       });
@@ -43,7 +43,7 @@ export function policyStatusRunnable(o: PolicyStatusOptions): Runnable {
           const status = { conditions: d.conditions.map((c) => ({ ...c, lastTransitionTime: rfc3339(c.lastTransitionTime) })) };
           if (!guard.check(d.name, writeFingerprint(status))) continue;
           try {
-            await api.patchClusterCustomObjectStatus({ ...REF, name: d.name, body: { status } }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch));
+            await api.patchClusterCustomObjectStatus({ ...REF, name: d.name, body: { status } });
             o.logger.info({ policy: d.name, accepted: d.conditions[0]?.status }, "NodeDisruptionPolicy status written");
           } catch (err) {
             if (isNotFound(err)) continue; // deleted meanwhile: nothing to report on
