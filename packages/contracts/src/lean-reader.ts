@@ -7,7 +7,8 @@ import { BinaryReader } from "@bufbuild/protobuf/wire";
 
 /** Strings up to this many bytes are looked up in the intern table (longer ones rarely repeat). */
 const INTERN_MAX_BYTES = 48;
-const SLOTS = 4096; // power of two; direct-mapped, so memory stays bounded whatever is decoded
+const SLOT_BITS = 12; // 4,096 slots, direct-mapped: memory stays bounded whatever is decoded
+const SLOTS = 1 << SLOT_BITS;
 const slotText: (string | undefined)[] = new Array(SLOTS).fill(undefined);
 const secondsText = new Map<number, string>();
 const SECONDS_CACHE_MAX = 1024;
@@ -32,25 +33,28 @@ export class LeanReader extends BinaryReader {
     const len = this.uint32();
     const at = this.pos;
     const end = at + len;
-    if (len > INTERN_MAX_BYTES || end > this.len) {
+    if (len === 0 || len > INTERN_MAX_BYTES || end > this.len) {
       this.pos = start;
       return super.string(strict);
     }
     const buf = this.bytesView;
-    let hash = 0x811c9dc5 ^ len;
+    // A few sampled bytes, not all of them: hashing every byte cost more than the strings it saved.
+    // The comparison below is exact, so a poor spread only costs misses, never a wrong string.
+    const hash = Math.imul(len ^ (buf[at]! << 8) ^ (buf[end - 1]! << 16) ^ (buf[at + (len >> 1)]! << 24) ^ buf[at + (len >> 2)]!, 0x9e3779b1);
+    const slot = hash >>> (32 - SLOT_BITS);
+    const cached = slotText[slot];
+    if (cached !== undefined && cached.length === len && sameAscii(cached, buf, at)) {
+      this.pos = end;
+      return cached;
+    }
     for (let i = at; i < end; i++) {
-      const b = buf[i]!;
-      if (b > 0x7f) {
+      if (buf[i]! > 0x7f) {
         this.pos = start;
         return super.string(strict);
       }
-      hash = Math.imul(hash ^ b, 0x01000193);
     }
     this.pos = end;
-    const slot = (hash >>> 0) & (SLOTS - 1);
-    const cached = slotText[slot];
-    if (cached !== undefined && cached.length === len && sameAscii(cached, buf, at)) return cached;
-    const text = len === 0 ? "" : asciiText(buf, at, end);
+    const text = asciiText(buf, at, end);
     slotText[slot] = text;
     return text;
   }
