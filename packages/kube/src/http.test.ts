@@ -66,6 +66,17 @@ describe("KubeHttp against kube-sim", () => {
     expect((unauthorized as KubeApiError).code).toBe(401);
   });
 
+  it("requestText answers any status with the body unparsed, and rejects only without an answer", async () => {
+    const h = new KubeHttp(kubeAccessForUrl(sim.url, "secret"));
+    const created = await h.requestText("POST", "/api/v1/nodes", { body: { metadata: { name: "text" } } });
+    expect(created.status).toBe(201);
+    expect(JSON.parse(created.text).metadata.name).toBe("text");
+    const missing = await h.requestText("GET", "/api/v1/nodes/absent");
+    expect([missing.status, JSON.parse(missing.text).reason]).toEqual([404, "NotFound"]);
+    const nobody = new KubeHttp(kubeAccessForUrl("http://127.0.0.1:1"));
+    await expect(nobody.requestText("GET", "/api/v1/nodes")).rejects.toThrow(/ECONNREFUSED/);
+  });
+
   it("streams watch events until aborted, then reports a clean end", async () => {
     const h = new KubeHttp(kubeAccessForUrl(sim.url, "secret"));
     const list = await h.request<{ metadata: { resourceVersion: string } }>("GET", "/api/v1/nodes");

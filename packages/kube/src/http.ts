@@ -59,16 +59,25 @@ export class KubeHttp {
 
   /** A JSON request; resolves with the parsed body of a 2xx answer, rejects with KubeApiError otherwise. */
   async request<T = unknown>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
-    const body = o.body === undefined ? undefined : JSON.stringify(o.body);
-    const res = await this.send(method, withQuery(path, o.query), body, o.contentType ?? (method === "PATCH" ? "application/merge-patch+json" : "application/json"));
-    const text = await readAll(res);
-    const status = res.statusCode ?? 0;
+    const { status, text } = await this.requestText(method, path, o);
     if (status < 200 || status >= 300) throw new KubeApiError(status, text, `${method} ${path}`);
     try {
       return (text ? JSON.parse(text) : undefined) as T;
     } catch (err) {
       throw new Error(`${method} ${path}: the answer is not JSON (${(err as Error).message})`, { cause: err });
     }
+  }
+
+  /**
+   * A request answered with any status: its status and body text, unparsed (for callers that
+   * classify answers themselves and parse only what they keep). Rejects only when there is no
+   * complete answer (auth, connection, TLS, truncated body).
+   */
+  async requestText(method: string, path: string, o: RequestOptions = {}): Promise<{ status: number; text: string }> {
+    const body = o.body === undefined ? undefined : JSON.stringify(o.body);
+    const res = await this.send(method, withQuery(path, o.query), body, o.contentType ?? (method === "PATCH" ? "application/merge-patch+json" : "application/json"));
+    const text = await readAll(res);
+    return { status: res.statusCode ?? 0, text };
   }
 
   /**

@@ -2,7 +2,7 @@
 // Wiring only: config, logger, health/metrics endpoint, gRPC LeaseService, the coordinator.
 import { busOptionsFromConfig } from "@lockstep/bus";
 import { LeaseServiceService } from "@lockstep/contracts";
-import { loadKubeConfig } from "@lockstep/kube";
+import { loadKubeAccess } from "@lockstep/kube/lite";
 import { createLogger, createMetricsRegistry, loadConfigOrExit, readTlsFiles, Readiness, runMain, startGrpcServer, startHttpServer, stopOnAbort } from "@lockstep/runtime";
 import { coordinatorId, leaseCoordinatorConfigSchema, policyFromSettings } from "./config.js";
 import { createLeaseCoordinator } from "./runnable.js";
@@ -12,7 +12,8 @@ const logger = createLogger({ service: config.SERVICE_NAME ?? "lease-coordinator
 const registry = createMetricsRegistry({ service: "lease-coordinator" });
 const readiness = new Readiness();
 const lc = createLeaseCoordinator({
-  kc: loadKubeConfig(config.KUBECONFIG),
+  // Without client-node's module graph (~70 MiB) unless the kubeconfig needs it (YAML, exec plugins).
+  kc: await loadKubeAccess(config.KUBECONFIG),
   bus: busOptionsFromConfig(config, "lockstep-lease-coordinator"),
   policy: policyFromSettings(config).policy,
   logger,

@@ -1,8 +1,8 @@
 // The lease-coordinator as a Runnable plus its LeaseService implementation: connect, load the state
 // plane, wait for the watcher's meta.synced, then serve; sweep for expiry; keep budget status true.
-import type { KubeConfig } from "@kubernetes/client-node";
 import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
 import { Events, type LeaseServiceServer, type LeaseState } from "@lockstep/contracts";
+import type { KubeConfigLike } from "@lockstep/kube/lite";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
 import type { Readiness, Runnable } from "@lockstep/runtime";
 import type { Logger } from "pino";
@@ -18,7 +18,8 @@ import { LeaseIndex } from "./store/lease-index.js";
 const LEASE_STATUS_DELAY_MS = 500;
 
 export interface LeaseCoordinatorOptions {
-  kc: KubeConfig;
+  /** client-node's KubeConfig also fits (tests pass theirs). */
+  kc: KubeConfigLike;
   bus: BusConnectionOptions;
   policy: PolicyConfig;
   logger: Logger;

@@ -1,8 +1,7 @@
 // DisruptionBudget status: valid or not (and why), what it allows now and how many of its nodes
 // are disrupted. Written only when it differs from what the object already says.
-import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import type { DisruptionBudgetState, NodeState, PoolState } from "@lockstep/contracts";
-import { isConflict, isNotFound } from "@lockstep/kube";
+import { CustomObjectsApi, isConflict, isNotFound, makeJsonApiClient, type JsonCustomObjectsApi, type KubeConfigLike } from "@lockstep/kube/lite";
 import { evaluateBudget, indexCluster, type ClusterIndex, type PolicyConfig } from "../policy/index.js";
 
 export interface BudgetStatus {
@@ -57,16 +56,16 @@ export type StatusWriteResult = "unchanged" | "written" | "gone";
 
 /** Reads the object and replaces its status (compare-and-swap on its resourceVersion) when it differs. */
 export class BudgetStatusWriter {
-  private readonly custom: CustomObjectsApi;
+  private readonly custom: JsonCustomObjectsApi;
 
-  constructor(kc: KubeConfig) {
-    this.custom = kc.makeApiClient(CustomObjectsApi);
+  constructor(kc: KubeConfigLike) {
+    this.custom = makeJsonApiClient(kc, CustomObjectsApi);
   }
 
   async write(name: string, desired: BudgetStatus): Promise<StatusWriteResult> {
     let obj: Record<string, any>;
     try {
-      obj = (await this.custom.getClusterCustomObject({ ...GROUP, name })) as Record<string, any>;
+      obj = await this.custom.getClusterCustomObject({ ...GROUP, name });
     } catch (err) {
       if (isNotFound(err)) return "gone";
       throw err;

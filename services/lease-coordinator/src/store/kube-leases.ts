@@ -1,10 +1,9 @@
 // The only place the coordinator talks to the API server: compare-and-swap Lease writes, a direct
 // re-read after a conflict, and creating its namespace. Errors are classified, never thrown raw.
-import { CoordinationV1Api, CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import type { LeaseState } from "@lockstep/contracts";
-import { isConflict, isNotFound, statusCode, statusReason } from "@lockstep/kube";
+import type { KubeConfigLike } from "@lockstep/kube/lite";
 import type { HttpResult } from "./kube-http.js";
-import { makeJsonApiClient, type LeaseJsonClient } from "./lease-json-client.js";
+import { CoordinationV1Api, CoreV1Api, makeJsonApiClient, type LeaseJsonClient, type NamespaceJsonClient } from "./lease-json-client.js";
 import { leaseStateFromObject, type LeaseWrite } from "../policy/index.js";
 
 export type WriteOutcome =
@@ -17,13 +16,6 @@ export interface LeaseApi {
   write(w: LeaseWrite): Promise<WriteOutcome>;
   /** Direct read (only after a conflict): the Lease, null when absent, or an error outcome. */
   read(namespace: string, name: string): Promise<LeaseState | null | { error: string }>;
-}
-
-function describe(err: unknown): string {
-  const code = statusCode(err);
-  const reason = statusReason(err);
-  const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
-  return code !== undefined ? `HTTP ${code}${reason ? ` ${reason}` : ""}` : (message ?? "unknown error");
 }
 
 /** "HTTP 409 Conflict" from a Kubernetes Status body, or the transport error. */
@@ -52,11 +44,11 @@ function parsed(r: { text: string }): { state: LeaseState } | { error: string } 
 
 export class KubeLeaseApi implements LeaseApi {
   private readonly coord: LeaseJsonClient;
-  private readonly core: CoreV1Api;
+  private readonly core: NamespaceJsonClient;
 
-  constructor(kc: KubeConfig) {
+  constructor(kc: KubeConfigLike) {
     this.coord = makeJsonApiClient(kc, CoordinationV1Api);
-    this.core = kc.makeApiClient(CoreV1Api);
+    this.core = makeJsonApiClient(kc, CoreV1Api);
   }
 
   async write(w: LeaseWrite): Promise<WriteOutcome> {
@@ -91,17 +83,11 @@ export class KubeLeaseApi implements LeaseApi {
 
   /** Creates the namespace when missing; false (with the reason) when that is not possible. */
   async ensureNamespace(name: string): Promise<{ ok: true } | { ok: false; reason: string }> {
-    try {
-      await this.core.readNamespace({ name });
-      return { ok: true };
-    } catch (err) {
-      if (!isNotFound(err)) return { ok: false, reason: describe(err) };
-    }
-    try {
-      await this.core.createNamespace({ body: { metadata: { name } } });
-      return { ok: true };
-    } catch (err) {
-      return isConflict(err) ? { ok: true } : { ok: false, reason: describe(err) };
-    }
+    const read = await this.core.readNamespace({ name });
+    if (success(read)) return { ok: true };
+    if (status(read) !== 404) return { ok: false, reason: describeResult(read) };
+    // 409: created meanwhile (another replica).
+    const created = await this.core.createNamespace({ body: { metadata: { name } } });
+    return success(created) || status(created) === 409 ? { ok: true } : { ok: false, reason: describeResult(created) };
   }
 }

@@ -1,10 +1,19 @@
-// The three Lease calls the coordinator makes, as plain JSON over kube-http: bodies go out as the
-// policy encoded them (already wire-ready, MicroTime with six digits) and come back parsed, with no
-// model (de)serialisation. Method names and parameters are client-node's CoordinationV1Api ones and
-// the factory takes the API class as makeApiClient does, so chart-test's RBAC scanner reads the
-// calls on its receivers as it reads typed ones (keep both when adding a call).
-import { CoordinationV1Api, type KubeConfig } from "@kubernetes/client-node";
+// The API calls the coordinator makes, as plain JSON over kube-http: Lease bodies go out as the
+// policy encoded them (already wire-ready, MicroTime with six digits) and come back unparsed, with
+// no model (de)serialisation and without loading client-node. Method names and parameters are
+// client-node's CoordinationV1Api / CoreV1Api ones and the factory takes the API's name as
+// makeApiClient takes its class, so chart-test's RBAC scanner reads the calls on its receivers as
+// it reads typed ones (keep both when adding a call).
+import type { KubeConfigLike } from "@lockstep/kube/lite";
 import { kubeHttp, type HttpResult } from "./kube-http.js";
+
+/** Names the APIs for makeJsonApiClient, as client-node's classes of the same names would. */
+export const CoordinationV1Api = "CoordinationV1Api" as const;
+export const CoreV1Api = "CoreV1Api" as const;
+
+type ApiName = typeof CoordinationV1Api | typeof CoreV1Api;
+/** An API's name, or client-node's class of that name (tests and benchmarks pass the class). */
+type ApiRef<N extends ApiName> = N | (abstract new (...args: never[]) => unknown);
 
 const GROUP_PATH = "/apis/coordination.k8s.io/v1";
 
@@ -14,13 +23,33 @@ export interface LeaseJsonClient {
   readNamespacedLease(p: { name: string; namespace: string }): Promise<HttpResult>;
 }
 
-export function makeJsonApiClient(kc: KubeConfig, api: typeof CoordinationV1Api, maxSockets?: number): LeaseJsonClient {
-  if (api !== CoordinationV1Api) throw new Error(`makeJsonApiClient: ${(api as { name?: string }).name} is not supported`);
+export interface NamespaceJsonClient {
+  readNamespace(p: { name: string }): Promise<HttpResult>;
+  createNamespace(p: { body: { metadata: { name: string } } }): Promise<HttpResult>;
+}
+
+const nameOf = (api: ApiRef<ApiName>): string => (typeof api === "string" ? api : api.name);
+
+export function makeJsonApiClient(kc: KubeConfigLike, api: ApiRef<typeof CoordinationV1Api>, maxSockets?: number): LeaseJsonClient;
+export function makeJsonApiClient(kc: KubeConfigLike, api: typeof CoreV1Api, maxSockets?: number): NamespaceJsonClient;
+export function makeJsonApiClient(kc: KubeConfigLike, api: ApiRef<ApiName>, maxSockets?: number): LeaseJsonClient | NamespaceJsonClient {
   const http = kubeHttp(kc, maxSockets);
-  const leases = (namespace: string) => `${GROUP_PATH}/namespaces/${encodeURIComponent(namespace)}/leases`;
-  return {
-    createNamespacedLease: ({ namespace, body }) => http.request("POST", leases(namespace), JSON.stringify(body)),
-    replaceNamespacedLease: ({ name, namespace, body }) => http.request("PUT", `${leases(namespace)}/${encodeURIComponent(name)}`, JSON.stringify(body)),
-    readNamespacedLease: ({ name, namespace }) => http.request("GET", `${leases(namespace)}/${encodeURIComponent(name)}`),
-  };
+  const enc = encodeURIComponent;
+  switch (nameOf(api)) {
+    case CoordinationV1Api: {
+      const leases = (namespace: string) => `${GROUP_PATH}/namespaces/${enc(namespace)}/leases`;
+      return {
+        createNamespacedLease: ({ namespace, body }) => http.request("POST", leases(namespace), body),
+        replaceNamespacedLease: ({ name, namespace, body }) => http.request("PUT", `${leases(namespace)}/${enc(name)}`, body),
+        readNamespacedLease: ({ name, namespace }) => http.request("GET", `${leases(namespace)}/${enc(name)}`),
+      };
+    }
+    case CoreV1Api:
+      return {
+        readNamespace: ({ name }) => http.request("GET", `/api/v1/namespaces/${enc(name)}`),
+        createNamespace: ({ body }) => http.request("POST", "/api/v1/namespaces", body),
+      };
+    default:
+      throw new Error(`makeJsonApiClient: ${nameOf(api)} is not supported`);
+  }
 }
