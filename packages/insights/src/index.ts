@@ -31,4 +31,4 @@ export { assessControlPlane } from "./controlPlane.js";
 export { alertInsights } from "./alerts.js";
 export { isMultiArch } from "./history.js";
 export { findCondition } from "./conditions.js";
-export type { NodeAvailability } from "./nodeAvailability.js";
+export { poolOsImage, type NodeAvailability } from "./nodeAvailability.js";

@@ -187,7 +187,10 @@ describe("StatusView", () => {
         }
       } else if (r < 0.78) {
         const i = Math.floor(rnd() * w.pools.length);
-        const p = { ...w.pools[i]!, paused: rnd() < 0.5 };
+        // Paused, target and status counters: only the first two are inputs of the node rows.
+        const base = w.pools[i]!;
+        const counters = { machineCount: 4, updatedMachineCount: Math.floor(rnd() * 5), readyMachineCount: 4, unavailableMachineCount: Math.floor(rnd() * 2), degradedMachineCount: 0 };
+        const p = { ...base, paused: rnd() < 0.5, counters, targetConfig: rnd() < 0.8 ? `rendered-${base.name}-new` : `rendered-${base.name}-old` };
         if (p.name === "infra" && rnd() < 0.3) p.nodeSelector = { matchLabels: rnd() < 0.5 ? role("infra") : { nothing: "x" }, matchExpressions: [] };
         w.pools[i] = p;
         v.setPool(p.name, p);
@@ -207,7 +210,7 @@ describe("StatusView", () => {
         v.setClusterOperator(o.name, o);
       }
       if (rnd() < 0.4) v.flush(NOW);
-      if (step % 10 === 0) expect(live(v, "all"), `step ${step}`).toBe(offline(w, "all"));
+      expect(live(v, "all"), `step ${step}`).toBe(offline(w, "all"));
     }
     expect(live(v, "all")).toBe(offline(w, "all"));
     expect(live(v, "none")).toBe(offline(w, "none"));
@@ -274,6 +277,26 @@ describe("StatusView", () => {
     expect(result.pools).toEqual(["infra"]);
     expect(v.poolSummary("infra")?.empty).toBe(true);
     expect(result.removed.sort()).toEqual(["infra-0", "infra-1", "infra-2", "infra-3"]);
+  });
+
+  it("re-summarises a pool without re-evaluating its nodes when only its status counters change", () => {
+    const w = world();
+    const v = load(w);
+    v.evaluation(NOW, NOW);
+    const before = { ...v.stats };
+    const transitionsBefore = v.flush(NOW);
+    expect(transitionsBefore.transitions).toEqual([]);
+    v.setPool("infra", pool("infra", role("infra"), { counters: { machineCount: 4, updatedMachineCount: 3, readyMachineCount: 4, unavailableMachineCount: 1, degradedMachineCount: 0 } }), 900);
+    const result = v.flush(NOW);
+    expect(v.stats.nodeEvaluations - before.nodeEvaluations).toBe(0);
+    expect(result.pools).toEqual(["infra"]);
+    v.evaluation(NOW, NOW);
+    expect(v.stats.poolSummaries - before.poolSummaries).toBe(1);
+    // A later row change of an infra node is decided by the node, not by the counters-only snapshot.
+    v.setNode("infra-0", node("infra-0", "infra", "updated"), 5);
+    const later = v.flush(NOW);
+    expect(later.transitions.map((t) => [t.node, t.inputsRevision])).toEqual([["infra-0", expect.any(Number)]]);
+    expect(later.transitions[0]!.inputsRevision).toBeLessThan(900);
   });
 
   it("re-evaluates every node only when the ClusterVersion target changes", () => {
