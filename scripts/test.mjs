@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: install everything (pnpm included), build, run every package's tests, and print one
-// summary line `tests: N passed, N failed, N skipped` totalled over the packages' vitest reports.
+// `npm test`: install everything (pnpm included), build, run every package's tests, type-check every
+// package with its tests (vitest strips types, so a type error in a test passes unnoticed otherwise),
+// and print one summary line `tests: N passed, N failed, N skipped` totalled over the packages'
+// vitest reports; it stays the last line whatever failed (CI and the README rely on it).
 import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,6 +31,16 @@ if (install.status !== 0) process.exit(install.status ?? 1);
 const filter = process.argv.slice(2);
 const run = pnpm(["exec", "turbo", "run", "test", "--concurrency=2", "--continue", ...filter]);
 
+// Only failing packages' tsc output is shown; turbo's "Failed:" line names them for the summary.
+const typecheck = pnpm(["exec", "turbo", "run", "typecheck", "--concurrency=2", "--continue", "--output-logs=errors-only", ...filter], {
+  stdio: ["inherit", "pipe", "pipe"],
+  encoding: "utf8",
+  maxBuffer: 64 * 2 ** 20,
+});
+process.stdout.write(typecheck.stdout ?? "");
+process.stderr.write(typecheck.stderr ?? "");
+const typeFailures = (/^Failed:\s+(.+)$/m.exec(typecheck.stdout ?? "")?.[1] ?? "").split(/,\s*/).filter(Boolean).map((t) => t.replace(/#typecheck$/, ""));
+
 let passed = 0, failed = 0, skipped = 0;
 const missing = [];
 for (const d of dirs) {
@@ -42,5 +54,7 @@ for (const d of dirs) {
   if (r.success === false && (r.numFailedTests ?? 0) === 0) failed += 1;
 }
 if (filter.length === 0 && missing.length > 0) console.error(`no test report from: ${missing.join(", ")}`);
+if (typecheck.status !== 0)
+  console.error(`type errors (tsc, tests included) in: ${typeFailures.length ? typeFailures.join(", ") : "see the typecheck output above"}`);
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(run.status !== 0 || failed > 0 ? 1 : 0);
+process.exit(run.status !== 0 || typecheck.status !== 0 || failed > 0 ? 1 : 0);

@@ -6,7 +6,9 @@ import { join } from "node:path";
 import { closeBus, connectBus } from "@lockstep/bus";
 import { parseClusterSpec } from "@lockstep/cluster-sim";
 import { Clients, EventLog, startEnvironment, type Environment } from "@lockstep/demo";
-import type { NatsConnection } from "@nats-io/transport-node";
+
+// The NATS client is @lockstep/bus's dependency, not this package's: its type comes through the bus.
+type NatsConnection = Awaited<ReturnType<typeof connectBus>>;
 
 export const SMALL_SPEC = parseClusterSpec({
   name: "e2e",

@@ -53,7 +53,7 @@ describe("sortNodes (spec §6.1)", () => {
 });
 
 describe("visibleRows (spec §6.2, §6.3)", () => {
-  const many = (n: number, make: (i: number) => NodeRecord) => Array.from({ length: n }, (_, i) => make(i));
+  const many = <T>(n: number, make: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => make(i));
 
   it("shows everything with full details", () => {
     const rows = many(15, (i) => rec(`n${i}`, "Outdated", "Pending"));

@@ -3,7 +3,7 @@ import { clusterVersion } from "../generate/cluster.js";
 import { clusterOperator, OPERATORS } from "../generate/operators.js";
 import { parseClusterSpec } from "../spec.js";
 import { releaseImage, renderedName } from "../release.js";
-import type { KubeObject } from "../types.js";
+import type { Condition, KubeObject } from "../types.js";
 import { cvoStep, type CvoAction } from "./cvo.js";
 
 const T0 = new Date("2026-01-01T00:00:00Z");
@@ -88,7 +88,7 @@ describe("CVO progress", () => {
     let guard = 0;
     while (s.cv.status.history[0].state === "Partial" && guard++ < 200) {
       const r = step(s, new Date(t), mcs);
-      for (const a of r.actions) if (a.type === "coStatus" && a.status.conditions.find((c: { type: string; status: string }) => c.type === "Progressing")?.status === "True") firstStarted.push(a.name);
+      for (const a of r.actions) if (a.type === "coStatus" && (a.status.conditions as Condition[]).find((c) => c.type === "Progressing")?.status === "True") firstStarted.push(a.name);
       const mcoWaiting = s.pools.find((p) => p.metadata.name === "master")!.spec.configuration.name === renderedName("master", "4.15.5");
       if (mcoWaiting && guard > 100) {
         // The node controller finishes the master pool.
