@@ -111,7 +111,7 @@ describe("client-node 1.4.0", () => {
       body: JSON.stringify({ metadata: { name: "ms" }, spec: { renewTime: new Date().toISOString() } }),
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).message).toMatch(/cannot parse ".\d{3}Z" as ".000000"/);
+    expect(((await res.json()) as { message: string }).message).toMatch(/cannot parse ".\d{3}Z" as ".000000"/);
   });
 
   it("custom object merge patch with setHeaderOptions; the default JSON Patch content type is honoured, not guessed", async () => {
@@ -152,7 +152,7 @@ describe("client-node 1.4.0", () => {
     await objects.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "obj", namespace: "default" }, data: { a: "1" } } as k8s.KubernetesObject);
     const out = (await objects.patch({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "obj", namespace: "default" }, data: { b: "2" } } as k8s.KubernetesObject)) as k8s.V1ConfigMap;
     expect(out.data).toEqual({ a: "1", b: "2" });
-    const mcp = (await objects.read({ apiVersion: "machineconfiguration.openshift.io/v1", kind: "MachineConfigPool", metadata: { name: "worker" } } as k8s.KubernetesObject)) as k8s.KubernetesObject;
+    const mcp = (await objects.read({ apiVersion: "machineconfiguration.openshift.io/v1", kind: "MachineConfigPool", metadata: { name: "worker" } })) as k8s.KubernetesObject;
     expect(mcp.metadata?.name).toBe("worker");
   });
 });
