@@ -162,7 +162,7 @@ export async function benchLease(): Promise<BenchResult[]> {
     }
     const name = (i: number) => `node-${i}.bench.internal`;
     // The coordinator's own Lease client (plain JSON over one keep-alive agent), so the ratio compares like with like.
-    const coord = makeJsonApiClient(kubeConfigForUrl(simUrl), CoordinationV1Api);
+    const coord = makeJsonApiClient(kubeConfigForUrl(simUrl), "CoordinationV1Api");
     const rawCreate = async (leaseName: string) => {
       const r = await coord.createNamespacedLease({ namespace: "bench-raw", body: rawLease(leaseName) });
       if (!("status" in r) || r.status !== 201) throw new Error(`raw create ${leaseName}: ${JSON.stringify(r).slice(0, 200)}`);

@@ -12,8 +12,6 @@ export const CoordinationV1Api = "CoordinationV1Api" as const;
 export const CoreV1Api = "CoreV1Api" as const;
 
 type ApiName = typeof CoordinationV1Api | typeof CoreV1Api;
-/** An API's name, or client-node's class of that name (tests and benchmarks pass the class). */
-type ApiRef<N extends ApiName> = N | (abstract new (...args: never[]) => unknown);
 
 const GROUP_PATH = "/apis/coordination.k8s.io/v1";
 
@@ -28,14 +26,12 @@ export interface NamespaceJsonClient {
   createNamespace(p: { body: { metadata: { name: string } } }): Promise<HttpResult>;
 }
 
-const nameOf = (api: ApiRef<ApiName>): string => (typeof api === "string" ? api : api.name);
-
-export function makeJsonApiClient(kc: KubeConfigLike, api: ApiRef<typeof CoordinationV1Api>, maxSockets?: number): LeaseJsonClient;
+export function makeJsonApiClient(kc: KubeConfigLike, api: typeof CoordinationV1Api, maxSockets?: number): LeaseJsonClient;
 export function makeJsonApiClient(kc: KubeConfigLike, api: typeof CoreV1Api, maxSockets?: number): NamespaceJsonClient;
-export function makeJsonApiClient(kc: KubeConfigLike, api: ApiRef<ApiName>, maxSockets?: number): LeaseJsonClient | NamespaceJsonClient {
+export function makeJsonApiClient(kc: KubeConfigLike, api: ApiName, maxSockets?: number): LeaseJsonClient | NamespaceJsonClient {
   const http = kubeHttp(kc, maxSockets);
   const enc = encodeURIComponent;
-  switch (nameOf(api)) {
+  switch (api) {
     case CoordinationV1Api: {
       const leases = (namespace: string) => `${GROUP_PATH}/namespaces/${enc(namespace)}/leases`;
       return {
@@ -50,6 +46,6 @@ export function makeJsonApiClient(kc: KubeConfigLike, api: ApiRef<ApiName>, maxS
         createNamespace: ({ body }) => http.request("POST", "/api/v1/namespaces", body),
       };
     default:
-      throw new Error(`makeJsonApiClient: ${nameOf(api)} is not supported`);
+      throw new Error(`makeJsonApiClient: ${String(api)} is not supported`);
   }
 }
