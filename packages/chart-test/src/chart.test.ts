@@ -88,6 +88,20 @@ describe.each([
     }
   });
 
+  it("caps each service's V8 old space well below its container memory limit", () => {
+    const mib = (q: string) => Number(/^(\d+)Mi$/.exec(q)?.[1] ?? /^(\d+)Gi$/.exec(q)?.[1]) * (q.endsWith("Gi") ? 1024 : 1);
+    for (const d of rendered.manifests.filter((m) => m.kind === "Deployment")) {
+      const name = d.metadata.labels!["app.kubernetes.io/component"]!;
+      const c = (d.spec as any).template.spec.containers[0];
+      const options = c.env.find((e: any) => e.name === "NODE_OPTIONS")?.value as string | undefined;
+      const heap = Number(/^--max-old-space-size=(\d+)$/.exec(options ?? "")?.[1]);
+      const limit = mib(c.resources.limits.memory);
+      expect(heap, name).toBeGreaterThan(0);
+      // Room for the young generation, code and buffers outside the old space.
+      expect(heap, name).toBeLessThanOrEqual(limit * 0.65);
+    }
+  });
+
   it("includes the default NodeDisruptionPolicy objects verbatim", () => {
     const source = parse(readFileSync(join(repoRoot, "packages/disruption/defaults/lockstep-defaults.yaml"), "utf8"));
     const ndp = rendered.manifests.find((m) => m.kind === "NodeDisruptionPolicy");

@@ -90,6 +90,10 @@ app.kubernetes.io/component: {{ .name }}
 {{- end }}
 - name: SHUTDOWN_TIMEOUT
   value: {{ $g.shutdownTimeout | quote }}
+{{- with .v.maxOldSpaceMiB }}
+- name: NODE_OPTIONS
+  value: {{ printf "--max-old-space-size=%v" . | quote }}
+{{- end }}
 {{- include (printf "lockstep.env.%s" .name) . }}
 {{- with .v.extraEnv }}
 {{ toYaml . }}
