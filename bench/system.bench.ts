@@ -149,6 +149,8 @@ export async function benchSystem(): Promise<BenchResult[]> {
     const cpu0 = new Map(SERVICE_NAMES.map((s) => [s, procCpuSeconds(system.processes.get(s)!.pid!)] as const));
     const ks0 = procCpuSeconds(ks.pid);
 
+    // Each pool's rendered config before the upgrade: a node counts as moved only onto a newer one.
+    const initialTarget = new Map(sim.world.list("pool").map((p) => [p.metadata?.name, p.spec?.configuration?.name]));
     await sim.upgrade("4.15.14");
     const tRoll = performance.now();
     let i = 0;
@@ -189,7 +191,9 @@ export async function benchSystem(): Promise<BenchResult[]> {
     const targetOf = new Map(sim.world.list("pool").map((p) => [p.metadata?.name, p.spec?.configuration?.name]));
     let updated = 0;
     for (const [pool, members] of sim.poolMembers()) {
-      for (const n of members) if (n.metadata?.annotations?.["machineconfiguration.openshift.io/currentConfig"] === targetOf.get(pool)) updated++;
+      const target = targetOf.get(pool);
+      if (target === initialTarget.get(pool)) continue; // the upgrade has not reached this pool yet
+      for (const n of members) if (n.metadata?.annotations?.["machineconfiguration.openshift.io/currentConfig"] === target) updated++;
     }
     watch.cancel();
 
@@ -201,7 +205,9 @@ export async function benchSystem(): Promise<BenchResult[]> {
     out.push({ bench: b, metric: "aggregator serving every node after start", value: syncS, unit: "s" });
     out.push({ bench: b, metric: `nodes on the new config after ${ROLL_S} s of rolling (${TIME_SCALE}x)`, value: updated, unit: "nodes" });
     out.push({ bench: b, metric: `API write→gRPC insight p50 (${lat.length} probes)`, value: s.p50, unit: "ms" });
-    out.push({ bench: b, metric: "API write→gRPC insight p99", value: s.p99, unit: "ms", target: "<= 100", ok: s.p99 <= 100 });
+    // Latency of a system with no rollout in the window says nothing about the target.
+    out.push({ bench: b, metric: "API write→gRPC insight p99", value: s.p99, unit: "ms", target: "<= 100", ok: s.p99 <= 100 && updated > 0 });
+    if (updated === 0) out.push({ bench: b, metric: "  ... no node moved while probing: raise BENCH_ROLL_S or BENCH_TIME_SCALE", value: 0, unit: "nodes" });
     const toKv = summary(latToKv);
     const kvToWatch = summary(latKvToWatch);
     out.push({ bench: b, metric: "  ... API write→state-plane write (watcher) p50 / p99", value: toKv.p50, unit: `ms / ${toKv.p99.toFixed(0)} ms` });
