@@ -103,7 +103,9 @@ export function readTlsFiles(config: {
 /** Starts a gRPC server with the health service and resolves once it is bound. */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServerHandle> {
   const logger = options.logger ?? silentLogger();
-  const server = new grpc.Server(options.channelOptions);
+  // Channelz (grpc-js' per-call introspection, on by default) tracks every call and nothing reads
+  // it; a caller can still turn it on through channelOptions.
+  const server = new grpc.Server({ "grpc.enable_channelz": 0, ...options.channelOptions });
   const serviceNames: string[] = [];
   for (const [definition, impl] of options.services) {
     server.addService(definition, impl as grpc.UntypedServiceImplementation);

@@ -22,13 +22,11 @@ const lc = createLeaseCoordinator({
   budgetResyncMs: config.BUDGET_RESYNC,
 });
 const http = await startHttpServer({ port: config.HTTP_PORT, readiness, registry, logger });
-// Channelz (grpc-js' per-call introspection, on by default) tracks every call; nothing here reads it.
 const grpc = await startGrpcServer({
   port: config.GRPC_PORT,
   tls: readTlsFiles(config),
   services: [[LeaseServiceService, lc.service]],
   logger,
-  channelOptions: { "grpc.enable_channelz": 0 },
 });
 logger.info({ http: http.port, grpc: grpc.port }, "lease-coordinator listening");
 
