@@ -26,7 +26,8 @@ export interface StateWriterOptions {
 type SubjectAware = { subjectForKey(key: string, edit?: boolean): string; encodeKey(key: string): string };
 const isSubjectAware = (kv: object): kv is SubjectAware => typeof (kv as Partial<SubjectAware>).subjectForKey === "function" && typeof (kv as Partial<SubjectAware>).encodeKey === "function";
 
-type Desired = { bytes: Uint8Array | null; since: number };
+/** A value to converge to (null: delete), with its text form (asText) computed once. */
+type Desired = { bytes: Uint8Array; text: string; since: number } | { bytes: null; text: null; since: number };
 
 export class StateWriter {
   /**
@@ -66,17 +67,18 @@ export class StateWriter {
   }
 
   set(key: string, bytes: Uint8Array, since = Date.now()): void {
-    if (!this.desired.has(key) && !this.inFlight.has(key) && this.known.get(key) === asText(bytes)) {
+    const text = asText(bytes);
+    if (!this.desired.has(key) && !this.inFlight.has(key) && this.known.get(key) === text) {
       this.o.onSuppressed?.(key);
       return;
     }
-    this.desired.set(key, { bytes, since: this.desired.get(key)?.since ?? since });
+    this.desired.set(key, { bytes, text, since: this.desired.get(key)?.since ?? since });
     this.pump();
   }
 
   remove(key: string, since = Date.now()): void {
     if (!this.desired.has(key) && !this.inFlight.has(key) && !this.known.has(key)) return;
-    this.desired.set(key, { bytes: null, since: this.desired.get(key)?.since ?? since });
+    this.desired.set(key, { bytes: null, text: null, since: this.desired.get(key)?.since ?? since });
     this.pump();
   }
 
@@ -117,12 +119,9 @@ export class StateWriter {
       if (d.bytes === null) {
         if (current !== undefined) await this.kv.delete(key);
         this.known.delete(key);
-      } else {
-        const text = asText(d.bytes);
-        if (current !== text) {
-          await (this.putVia ? this.putVia(key, d.bytes) : this.kv.put(key, d.bytes));
-          this.known.set(key, text);
-        }
+      } else if (current !== d.text) {
+        await (this.putVia ? this.putVia(key, d.bytes) : this.kv.put(key, d.bytes));
+        this.known.set(key, d.text);
       }
       if (this.desired.get(key) === d) this.desired.delete(key);
       this.retryDelayMs = 100;
