@@ -7,8 +7,10 @@
 // Env: BENCH_WORKERS (10000), BENCH_ROLL_S (60), BENCH_TIME_SCALE (60), BENCH_LEASES (0: cluster-sim
 // does not ask the lease-coordinator; 1: it does, for every node it updates), BENCH_PROFILE_SERVICE +
 // BENCH_PROFILE_DIR (write a V8 CPU profile of that one service process, e.g. status-aggregator),
-// BENCH_NODE_OPTIONS (passed to every service process, e.g. V8 heap flags).
-import { mkdtempSync, writeFileSync } from "node:fs";
+// BENCH_HEAP (chart: default, each service runs with the V8 heap flags the Helm chart gives it; node:
+// node's defaults), BENCH_NODE_OPTIONS (passed to every service process instead) or
+// BENCH_NODE_OPTIONS_<SERVICE> (one service, e.g. BENCH_NODE_OPTIONS_STATUS_AGGREGATOR).
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
@@ -19,6 +21,7 @@ import { freePort, SERVICE_NAMES, startNatsServer, startSystem, type ServiceName
 import { CoordinatorNodeLeaser } from "@lockstep/lease-client";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { parse as parseYaml } from "yaml";
 import { procCpuSeconds, procPeakRssMb, startKubeSimProcess } from "./lib/proc.js";
 import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
 
@@ -27,6 +30,22 @@ const ROLL_S = Number(process.env.BENCH_ROLL_S ?? 60);
 const TIME_SCALE = Number(process.env.BENCH_TIME_SCALE ?? 60);
 const LEASES = process.env.BENCH_LEASES === "1";
 const PROBES = 20;
+
+/**
+ * NODE_OPTIONS the Helm chart gives each service's container (V8 heap limits): the services run as
+ * they are deployed. BENCH_HEAP=node runs them with node's own defaults instead.
+ */
+function chartNodeOptions(): Record<ServiceName, string> {
+  const values = parseYaml(readFileSync(join(import.meta.dirname, "..", "deploy", "helm", "lockstep", "values.yaml"), "utf8")) as Record<string, { maxOldSpaceMiB?: number; maxSemiSpaceMiB?: number }>;
+  const camel = (s: string) => s.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+  const out = {} as Record<ServiceName, string>;
+  for (const s of SERVICE_NAMES) {
+    const v = values[camel(s)] ?? {};
+    const flags = [v.maxOldSpaceMiB && `--max-old-space-size=${v.maxOldSpaceMiB}`, v.maxSemiSpaceMiB && `--max-semi-space-size=${v.maxSemiSpaceMiB}`];
+    out[s] = process.env.BENCH_HEAP === "node" ? "" : flags.filter(Boolean).join(" ");
+  }
+  return out;
+}
 
 /** Raw nats-server rates for messages of `size` bytes: core pub/sub and JetStream publish (256 in flight). */
 async function rawNatsRates(url: string, size: number): Promise<{ core: number; js: number }> {
@@ -94,9 +113,13 @@ export async function benchSystem(): Promise<BenchResult[]> {
   const profiled = process.env.BENCH_PROFILE_SERVICE as ServiceName | undefined;
   // NODE_OPTIONS refuses --cpu-prof; a preload records the profile instead.
   const preload = join(import.meta.dirname, "lib", "cpu-profile.mjs");
-  const nodeOptions = process.env.BENCH_NODE_OPTIONS ?? "";
-  const env: Partial<Record<ServiceName | "*", Record<string, string>>> = nodeOptions ? { "*": { NODE_OPTIONS: nodeOptions } } : {};
-  if (profiled) env[profiled] = { NODE_OPTIONS: `${nodeOptions} --import=${preload}`.trim(), CPU_PROFILE_DIR: process.env.BENCH_PROFILE_DIR ?? runDir };
+  const heap = chartNodeOptions();
+  const env: Partial<Record<ServiceName, Record<string, string>>> = {};
+  for (const s of SERVICE_NAMES) {
+    const nodeOptions = process.env[`BENCH_NODE_OPTIONS_${s.toUpperCase().replace("-", "_")}`] ?? process.env.BENCH_NODE_OPTIONS ?? heap[s];
+    env[s] = { NODE_OPTIONS: profiled === s ? `${nodeOptions} --import=${preload}`.trim() : nodeOptions };
+    if (profiled === s) env[s].CPU_PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? runDir;
+  }
   const system = await startSystem({ kubeconfig, natsUrl: nats.url, runDir, ports, logLevel: "warn", env });
   const total = WORKERS + 3 + PROBES;
   const status = new UpdateStatusServiceClient(system.grpcAddress("status-aggregator"), grpc.credentials.createInsecure(), { "grpc.max_receive_message_length": 64 << 20 });
@@ -216,7 +239,7 @@ export async function benchSystem(): Promise<BenchResult[]> {
       const pid = system.processes.get(name)!.pid!;
       out.push({ bench: b, metric: `${name} CPU while rolling`, value: ((procCpuSeconds(pid) - cpu0.get(name)!) / rollS) * 100, unit: "% of 1 core" });
       const peak = procPeakRssMb(pid);
-      out.push({ bench: b, metric: `${name} peak RSS`, value: peak, unit: "MiB", target: "<= 150", ok: peak <= 150 });
+      out.push({ bench: b, metric: `${name} peak RSS (${env[name]!.NODE_OPTIONS || "node's default heap"})`, value: peak, unit: "MiB", target: "<= 150", ok: peak <= 150 });
     }
     out.push({ bench: b, metric: "kube-sim CPU while rolling", value: ((procCpuSeconds(ks.pid) - ks0) / rollS) * 100, unit: "% of 1 core" });
     out.push({ bench: b, metric: `bus messages carried (avg ${avgSize} B), mean`, value: sysRate, unit: "msg/s" });

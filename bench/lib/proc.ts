@@ -37,5 +37,15 @@ process.on("SIGTERM", async () => { await s.stop(); process.exit(0); });`;
     child.stdout.once("data", (d: Buffer) => resolve(d.toString().trim()));
     child.once("exit", (c) => reject(new Error(`kube-sim exited with ${c}`)));
   });
-  return { url, pid: child.pid!, stop: () => child.kill("SIGTERM") };
+  // A bench that fails half-way must not leave a 10,000-node API server behind.
+  const orphanGuard = () => child.kill("SIGKILL");
+  process.once("exit", orphanGuard);
+  return {
+    url,
+    pid: child.pid!,
+    stop: () => {
+      process.off("exit", orphanGuard);
+      child.kill("SIGTERM");
+    },
+  };
 }

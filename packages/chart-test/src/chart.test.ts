@@ -88,17 +88,19 @@ describe.each([
     }
   });
 
-  it("caps each service's V8 old space well below its container memory limit", () => {
+  it("caps each service's V8 old space and young generation well below its container memory limit", () => {
     const mib = (q: string) => Number(/^(\d+)Mi$/.exec(q)?.[1] ?? /^(\d+)Gi$/.exec(q)?.[1]) * (q.endsWith("Gi") ? 1024 : 1);
     for (const d of rendered.manifests.filter((m) => m.kind === "Deployment")) {
       const name = d.metadata.labels!["app.kubernetes.io/component"]!;
       const c = (d.spec as any).template.spec.containers[0];
       const options = c.env.find((e: any) => e.name === "NODE_OPTIONS")?.value as string | undefined;
-      const heap = Number(/^--max-old-space-size=(\d+)$/.exec(options ?? "")?.[1]);
+      const m = /^--max-old-space-size=(\d+) --max-semi-space-size=(\d+)$/.exec(options ?? "");
+      const [heap, semi] = [Number(m?.[1]), Number(m?.[2])];
       const limit = mib(c.resources.limits.memory);
       expect(heap, name).toBeGreaterThan(0);
-      // Room for the young generation, code and buffers outside the old space.
-      expect(heap, name).toBeLessThanOrEqual(limit * 0.65);
+      expect(semi, name).toBeGreaterThan(0);
+      // Room for the young generation (three semi-spaces), code and buffers outside the old space.
+      expect(heap + 3 * semi, name).toBeLessThanOrEqual(limit * 0.65);
     }
   });
 

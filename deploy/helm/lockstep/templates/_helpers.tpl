@@ -90,9 +90,12 @@ app.kubernetes.io/component: {{ .name }}
 {{- end }}
 - name: SHUTDOWN_TIMEOUT
   value: {{ $g.shutdownTimeout | quote }}
-{{- with .v.maxOldSpaceMiB }}
+{{- $heap := list }}
+{{- with .v.maxOldSpaceMiB }}{{ $heap = append $heap (printf "--max-old-space-size=%v" .) }}{{ end }}
+{{- with .v.maxSemiSpaceMiB }}{{ $heap = append $heap (printf "--max-semi-space-size=%v" .) }}{{ end }}
+{{- if $heap }}
 - name: NODE_OPTIONS
-  value: {{ printf "--max-old-space-size=%v" . | quote }}
+  value: {{ join " " $heap | quote }}
 {{- end }}
 {{- include (printf "lockstep.env.%s" .name) . }}
 {{- with .v.extraEnv }}
