@@ -2,7 +2,7 @@
 import { jetstream } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { Events, NodeState, stateKey, StateKinds, encode, type DecodedEvent } from "@lockstep/contracts";
+import { Events, NodeState, PoolState, stateKey, StateKinds, encode, type DecodedEvent } from "@lockstep/contracts";
 import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BusConnectError, closeBus, connectBus } from "./connection.js";
@@ -175,8 +175,74 @@ describe("state cache", () => {
     const cache = new StateCache(kv, { kinds: ["node"] });
     await cache.start();
     const entry = cache.getByKey(stateKey("node", "own-7.example.com"))!;
-    expect([...entry.bytes]).toEqual([...encode(StateKinds.node.codec, node("own-7.example.com"))]);
-    expect(entry.bytes.buffer.byteLength).toBe(entry.bytes.length);
+    expect([...entry.bytes!]).toEqual([...encode(StateKinds.node.codec, node("own-7.example.com"))]);
+    expect(entry.bytes!.buffer.byteLength).toBe(entry.bytes!.length);
+    cache.stop();
+  });
+
+  it("keeps only a projected kind's projection, and tells listeners only when the projection changes", async () => {
+    const prefix = "proj-";
+    const full = (name: string, unschedulable: boolean, role: string) => NodeState.fromPartial({ name, unschedulable, roles: [role], kubeletVersion: "v1.29.0" });
+    const put = (n: NodeState) => kv.put(stateKey("node", n.name), encode(StateKinds.node.codec, n));
+    await put(full(`${prefix}a`, false, "worker"));
+    const cache = new StateCache(kv, {
+      kinds: ["node", "pool"],
+      project: { node: (n: NodeState) => ({ name: n.name, cordoned: n.unschedulable }) },
+    });
+    const changes: StateChange[] = [];
+    cache.onChange((c) => c.parsed.name.startsWith(prefix) && changes.push(c));
+    await cache.start();
+    // The type says what the consumer declared.
+    const a: { name: string; cordoned: boolean } | undefined = cache.get("node", `${prefix}a`);
+    expect(a).toEqual({ name: `${prefix}a`, cordoned: false });
+    expect(cache.getByKey(stateKey("node", `${prefix}a`))?.bytes).toBeUndefined();
+
+    await put(full(`${prefix}a`, false, "infra")); // a field the projection drops: nothing to tell
+    await put(full(`${prefix}a`, true, "infra"));
+    await put(full(`${prefix}a`, true, "worker")); // dropped field again
+    await kv.delete(stateKey("node", `${prefix}a`));
+    await put(full(`${prefix}b`, false, "worker"));
+    await waitFor(() => changes.some((c) => c.parsed.name === `${prefix}b`));
+    const last = await kv.get(stateKey("node", `${prefix}b`));
+    expect(cache.getByKey(stateKey("node", `${prefix}b`))?.revision).toBe(last?.revision);
+    expect(changes.map((c) => [c.op, c.parsed.name, c.value, c.previous])).toEqual([
+      ["put", `${prefix}a`, { name: `${prefix}a`, cordoned: false }, undefined], // the initial load
+      ["put", `${prefix}a`, { name: `${prefix}a`, cordoned: true }, { name: `${prefix}a`, cordoned: false }],
+      ["delete", `${prefix}a`, undefined, { name: `${prefix}a`, cordoned: true }],
+      ["put", `${prefix}b`, { name: `${prefix}b`, cordoned: false }, undefined],
+    ]);
+    // A suppressed put still advances the revision (a resumed watch starts after it).
+    await put(full(`${prefix}b`, false, "infra"));
+    const rewritten = await kv.get(stateKey("node", `${prefix}b`));
+    await waitFor(() => cache.getByKey(stateKey("node", `${prefix}b`))?.revision === rewritten?.revision);
+    expect(changes).toHaveLength(4);
+    // Kinds without a projection are kept whole, bytes included.
+    await kv.put(stateKey("pool", `${prefix}p`), encode(StateKinds.pool.codec, PoolState.fromPartial({ name: `${prefix}p`, paused: true })));
+    await waitFor(() => cache.get("pool", `${prefix}p`) !== undefined);
+    expect(cache.get("pool", `${prefix}p`)).toEqual(PoolState.fromPartial({ name: `${prefix}p`, paused: true }));
+    expect(cache.getByKey(stateKey("pool", `${prefix}p`))?.bytes).toBeInstanceOf(Uint8Array);
+    cache.stop();
+  });
+
+  it("keeps out a value its projection throws on, and takes the next one", async () => {
+    const name = "proj-throws";
+    const cache = new StateCache(kv, {
+      kinds: ["node"],
+      project: {
+        node: (n: NodeState) => {
+          if (n.unschedulable) throw new Error("refused");
+          return n.roles;
+        },
+      },
+    });
+    await cache.start();
+    await kv.put(stateKey("node", name), encode(StateKinds.node.codec, NodeState.fromPartial({ name, unschedulable: true })));
+    await waitFor(() => cache.invalidKeys.has(stateKey("node", name)));
+    expect(cache.get("node", name)).toBeUndefined();
+    await kv.put(stateKey("node", name), encode(StateKinds.node.codec, NodeState.fromPartial({ name, roles: ["worker"] })));
+    await waitFor(() => cache.get("node", name) !== undefined);
+    expect(cache.get("node", name)).toEqual(["worker"]);
+    expect(cache.invalidKeys.has(stateKey("node", name))).toBe(false);
     cache.stop();
   });
 

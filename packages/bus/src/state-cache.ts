@@ -2,6 +2,11 @@
 // initial values are loaded; afterwards every put and delete is applied in revision order and
 // reported to listeners. If the watch ends (nats-server restart), it resumes from the last revision
 // seen, so the cache converges with nothing lost.
+//
+// A consumer that reads a few fields of a large kind (nodes) declares a projection for it: the cache
+// then keeps only what the projection returns (not the decoded value, not its bytes), and a put
+// whose projection equals the one held updates the revision and tells no listener, so a consumer is
+// not woken by changes to fields it never reads.
 import type { KV, KvWatchEntry } from "@nats-io/kv";
 import {
   decode,
@@ -16,12 +21,15 @@ import {
   type SyncMarker,
 } from "@lockstep/contracts";
 import type { Logger } from "pino";
+import { plainEqual } from "./plain-equal.js";
 
 export interface StateEntry {
   key: string;
   parsed: ParsedStateKey;
+  /** The decoded value, or its projection for a projected kind. */
   value: unknown;
-  bytes: Uint8Array;
+  /** The value's bytes as stored; undefined for a projected kind (they are not kept). */
+  bytes: Uint8Array | undefined;
   revision: number;
 }
 
@@ -29,6 +37,7 @@ export interface StateChange {
   key: string;
   parsed: ParsedStateKey;
   op: "put" | "delete";
+  /** As `get` returns it: the decoded value, or its projection for a projected kind. */
   value?: unknown;
   previous?: unknown;
   revision: number;
@@ -36,13 +45,37 @@ export interface StateChange {
 
 export type StateListener = (change: StateChange) => void;
 
-export interface StateCacheOptions {
+/** Kinds a consumer may project (`meta` carries the sync marker the cache itself reads). */
+export type ProjectableKind = Exclude<StateKindName, "meta">;
+
+/** Per kind, what of a value the consumer keeps: plain data (compared with plainEqual). */
+export type StateProjections = { [K in ProjectableKind]?: (value: StateOf<K>) => unknown };
+
+/**
+ * What the cache holds for kind K: the projection's result when K is projected, else the value.
+ * Without projections (P = never) it is StateOf<K> even for a generic K, so a cache still fits
+ * interfaces written against StateOf.
+ */
+export type CachedOf<P, K extends StateKindName> = [P] extends [never]
+  ? StateOf<K>
+  : K extends keyof P
+    ? P[K] extends (value: never) => infer R
+      ? R
+      : StateOf<K>
+    : StateOf<K>;
+
+export interface StateCacheOptions<P extends StateProjections = never> {
   logger?: Logger;
   /** Watch only these kinds (default: all). Uses one watch per kind (no 2.10 multi-filter). */
   kinds?: StateKindName[];
+  /**
+   * Keep only this of each value of a kind. The function must be pure and return plain data
+   * (primitives, arrays, plain objects, Dates); its result must not be mutated by the consumer.
+   */
+  project?: P;
 }
 
-export class StateCache {
+export class StateCache<P extends StateProjections = never> {
   private readonly entries = new Map<string, StateEntry>();
   private readonly byKind = new Map<StateKindName, Map<string, StateEntry>>();
   private readonly listeners = new Set<StateListener>();
@@ -55,7 +88,7 @@ export class StateCache {
   private syncedMarker: SyncMarker | undefined;
   private readonly undecodable = new Set<string>();
 
-  constructor(private readonly kv: KV, private readonly o: StateCacheOptions = {}) {
+  constructor(private readonly kv: KV, private readonly o: StateCacheOptions<P> = {}) {
     this.ready = new Promise((r) => (this.readyResolve = r));
   }
 
@@ -110,17 +143,17 @@ export class StateCache {
     });
   }
 
-  get<K extends StateKindName>(kind: K, name: string, namespace?: string): StateOf<K> | undefined {
-    return this.entries.get(stateKey(kind, name, namespace))?.value as StateOf<K> | undefined;
+  get<K extends StateKindName>(kind: K, name: string, namespace?: string): CachedOf<P, K> | undefined {
+    return this.entries.get(stateKey(kind, name, namespace))?.value as CachedOf<P, K> | undefined;
   }
 
   getByKey(key: string): StateEntry | undefined {
     return this.entries.get(key);
   }
 
-  list<K extends StateKindName>(kind: K): StateOf<K>[] {
-    const out: StateOf<K>[] = [];
-    for (const e of this.byKind.get(kind)?.values() ?? []) out.push(e.value as StateOf<K>);
+  list<K extends StateKindName>(kind: K): CachedOf<P, K>[] {
+    const out: CachedOf<P, K>[] = [];
+    for (const e of this.byKind.get(kind)?.values() ?? []) out.push(e.value as CachedOf<P, K>);
     return out;
   }
 
@@ -182,7 +215,7 @@ export class StateCache {
       return;
     }
     if (previous && previous.revision >= e.revision) return; // replay after resume
-    if (previous && sameBytes(previous.bytes, e.value)) {
+    if (previous?.bytes && sameBytes(previous.bytes, e.value)) {
       // Same snapshot rewritten (e.g. by a second watcher replica): nothing changed.
       previous.revision = e.revision;
       return;
@@ -196,11 +229,27 @@ export class StateCache {
       this.o.logger?.warn({ err, key: e.key }, "ignoring undecodable state value");
       return;
     }
+    const project = (this.o.project as Record<string, ((v: unknown) => unknown) | undefined> | undefined)?.[parsed.kind];
+    if (project) {
+      try {
+        value = project(value);
+      } catch (err) {
+        this.undecodable.add(e.key);
+        this.o.logger?.warn({ err, key: e.key }, "ignoring state value its projection refused");
+        return;
+      }
+      this.undecodable.delete(e.key);
+      if (previous && plainEqual(previous.value, value)) {
+        // Only fields this consumer never reads changed.
+        previous.revision = e.revision;
+        return;
+      }
+    }
     this.undecodable.delete(e.key);
     // A copy (Buffer#slice would not copy): the value is a view into the connection's read chunk
     // (tens of KiB), and one kept view keeps its whole chunk alive; over a rolling update that is
-    // most chunks ever read.
-    const entry = { key: e.key, parsed, value, bytes: new Uint8Array(e.value), revision: e.revision };
+    // most chunks ever read. A projected kind keeps no bytes: its rewrites are judged by projection.
+    const entry: StateEntry = { key: e.key, parsed, value, bytes: project ? undefined : new Uint8Array(e.value), revision: e.revision };
     this.entries.set(e.key, entry);
     let kindMap = this.byKind.get(parsed.kind);
     if (!kindMap) this.byKind.set(parsed.kind, (kindMap = new Map()));
