@@ -22,8 +22,9 @@ import type {
 } from "@lockstep/contracts";
 import { type Details, type Evaluation, type HealthInsight, wallClockNow } from "@lockstep/insights";
 import type { Logger } from "pino";
-import { concatNodeFields } from "./api/fast-encode.js";
+import { concatNodeFields, encodeNodeField } from "./api/fast-encode.js";
 import { nodeInsightToProto, updateStatusToProto } from "./api/to-proto.js";
+import type { NodeKeys } from "./api/update-status-service.js";
 import { effectivePolicies, effectivePoliciesToProto } from "./preview/policies.js";
 import { PublishQueue } from "./publish-queue.js";
 import { type PreviewTarget, previewConfigChange } from "./preview/preview.js";
@@ -66,7 +67,8 @@ export interface AggregatorOptions {
 /** A transition waiting to be published; the event is built when it is sent, not in the recompute. */
 interface PendingFact {
   transition: Transition;
-  insight: NodeInsight;
+  /** The row's transition time (the insight is built from the record when the fact is sent). */
+  since: bigint;
   /** When the transition was decided (ms); the fact's occurredAt however late it is sent. */
   at: number;
 }
@@ -85,13 +87,13 @@ export class Aggregator {
   readonly view = new StatusView();
   private readonly clock: () => bigint;
   private readonly leases = new Map<string, LeaseState>();
-  private readonly nodeStates = new Map<string, NodeState>();
   private readonly machineConfigs = new Map<string, MachineConfigState>();
   private readonly policies = new Map<string, NodeDisruptionPolicyState>();
   private bootImagePolicy: BootImagePolicyState | undefined;
   private lockstepOperator: ClusterOperatorState | undefined;
-  private readonly protoNodes = new Map<string, NodeInsight>();
-  private sortedNodes: NodeInsight[] | undefined;
+  // Node insights are not kept as messages: they are built from the view's records when asked for
+  // (nodeInsightToProto is a pure function of a record and its transition time). Only their
+  // encodings are cached, for GetUpdateStatus.
   private readonly nodeFields = new Map<string, Uint8Array>();
   private sortedFields: Buffer | undefined;
   private readonly watchers = new Set<{ listener: WatchListener; omitNodes: boolean }>();
@@ -99,7 +101,8 @@ export class Aggregator {
   private isSynced = false;
   private publisher: ((event: InsightChanged, id: string) => Promise<void>) | undefined;
   private readonly facts: PublishQueue<PendingFact>;
-  private readonly pendingChanged = new Map<string, NodeInsight>();
+  /** Nodes whose insight changed since the last watch message (built from the view when sent). */
+  private readonly pendingChanged = new Set<string>();
   private readonly pendingRemoved = new Set<string>();
   private notifyTimer: NodeJS.Timeout | undefined;
   private lastNotify = 0;
@@ -133,13 +136,9 @@ export class Aggregator {
     const { kind, name } = change.parsed;
     const rev = change.revision;
     switch (kind) {
-      case "node": {
-        const s = change.op === "put" ? (change.value as NodeState) : undefined;
-        if (s) this.nodeStates.set(name, s);
-        else this.nodeStates.delete(name);
-        this.view.setNode(name, s, rev);
+      case "node":
+        this.view.setNode(name, change.op === "put" ? (change.value as NodeState) : undefined, rev);
         break;
-      }
       case "pool":
         this.view.setPool(name, change.op === "put" ? (change.value as PoolState) : undefined, rev);
         break;
@@ -229,26 +228,16 @@ export class Aggregator {
     const started = performance.now();
     const now = this.clock();
     const result = this.view.flush(now);
-    const changedNodes: NodeInsight[] = [];
-    for (const { record, since } of result.changed) {
-      const p = nodeInsightToProto(record, since);
-      this.protoNodes.set(record.name, p);
-      this.nodeFields.delete(record.name); // re-encoded when next asked for
-      changedNodes.push(p);
-    }
-    for (const name of result.removed) {
-      this.protoNodes.delete(name);
-      this.nodeFields.delete(name);
-    }
-    if (result.changed.length > 0 || result.removed.length > 0) {
-      this.sortedNodes = undefined;
-      this.sortedFields = undefined;
-    }
+    // Re-encoded when next asked for.
+    for (const { record } of result.changed) this.nodeFields.delete(record.name);
+    for (const name of result.removed) this.nodeFields.delete(name);
+    if (result.changed.length > 0 || result.removed.length > 0) this.sortedFields = undefined;
     const ms = performance.now() - started;
     if (result.changed.length + result.removed.length + result.pools.length > 0) this.o.hooks?.onFlush?.(result, ms, this.view.nodeCount);
     if (publish) {
-      for (const t of result.transitions) this.publishTransition(t);
-      if (result.changed.length > 0 || result.removed.length > 0 || result.pools.length > 0) this.notify(changedNodes, result.removed);
+      // A transition's row changed in this flush, at `now` (its `since`).
+      for (const t of result.transitions) this.publishTransition(t, now);
+      if (result.changed.length > 0 || result.removed.length > 0 || result.pools.length > 0) this.notify(result.changed, result.removed);
     }
     return result;
   }
@@ -258,13 +247,12 @@ export class Aggregator {
     this.publisher = publish;
   }
 
-  private publishTransition(t: Transition): void {
+  private publishTransition(t: Transition, since: bigint): void {
     if (!this.publisher && !this.o.hooks?.publishInsightChanged) return;
-    const insight = this.protoNodes.get(t.node) ?? nodeInsightToProto(t.record, this.clock());
-    this.facts.push({ transition: t, insight, at: Date.now() });
+    this.facts.push({ transition: t, since, at: Date.now() });
   }
 
-  private sendFact({ transition: t, insight, at }: PendingFact): Promise<void> {
+  private sendFact({ transition: t, since, at }: PendingFact): Promise<void> {
     const publish = this.publisher ?? this.o.hooks?.publishInsightChanged;
     if (!publish) return Promise.resolve();
     const id = insightChangedId(t);
@@ -274,7 +262,7 @@ export class Aggregator {
       pool: t.pool,
       previousAssessment: t.previousAssessment,
       previousPhase: t.previousPhase,
-      insight,
+      insight: nodeInsightToProto(t.record, since),
     };
     return publish(event, id);
   }
@@ -283,11 +271,11 @@ export class Aggregator {
    * Watchers get at most one message per watchMinIntervalMs: changes in between are merged (the
    * latest insight per node), so a burst costs one status computation, not one per flush.
    */
-  private notify(changedNodes: NodeInsight[], removed: string[]): void {
+  private notify(changed: ReadonlyArray<{ record: { name: string } }>, removed: string[]): void {
     if (this.watchers.size === 0) return;
-    for (const n of changedNodes) {
-      this.pendingChanged.set(n.name, n);
-      this.pendingRemoved.delete(n.name);
+    for (const { record } of changed) {
+      this.pendingChanged.add(record.name);
+      this.pendingRemoved.delete(record.name);
     }
     for (const r of removed) {
       this.pendingRemoved.add(r);
@@ -305,7 +293,13 @@ export class Aggregator {
 
   private sendNotify(): void {
     this.lastNotify = Date.now();
-    const changedNodes = [...this.pendingChanged.values()];
+    // Built before status() below, which may flush: these are the rows as of the flushes that
+    // queued them (their newest), as the view holds them now.
+    const changedNodes: NodeInsight[] = [];
+    for (const name of this.pendingChanged) {
+      const row = this.view.nodeRecord(name);
+      if (row) changedNodes.push(nodeInsightToProto(row.record, row.since));
+    }
     const removed = [...this.pendingRemoved];
     this.pendingChanged.clear();
     this.pendingRemoved.clear();
@@ -372,17 +366,35 @@ export class Aggregator {
     return renderStatus(evaluation, extra, details);
   }
 
-  /** Node insights in name order (cached between recomputations). */
+  /** Node insights in name order, built for this call. */
   nodeList(): NodeInsight[] {
     this.catchUp();
-    if (!this.sortedNodes) this.sortedNodes = [...this.protoNodes.keys()].sort().map((n) => this.protoNodes.get(n)!);
-    return this.sortedNodes;
+    return this.view.rowNames().map((n) => this.nodeInsight(n)!);
+  }
+
+  /** Names of the nodes shown, in name order (ListNodeInsights pages over these, see nodeKeys). */
+  nodeNames(): readonly string[] {
+    this.catchUp();
+    return this.view.rowNames();
+  }
+
+  /** A node's pool and assessment without building its insight (names from nodeNames()). */
+  readonly nodeKeys: NodeKeys<string> = {
+    name: (n) => n,
+    pool: (n) => this.view.nodeRecord(n)?.record.pool ?? "",
+    assessment: (n) => this.view.nodeRecord(n)?.record.assessment,
+  };
+
+  /** A node's insight, built from its row as of the last flush. */
+  nodeInsight(name: string): NodeInsight | undefined {
+    const row = this.view.nodeRecord(name);
+    return row && nodeInsightToProto(row.record, row.since);
   }
 
   /** The node insights (name order) as encoded `UpdateStatus.nodes` fields in one buffer; unchanged nodes are not re-encoded. */
   nodeFieldBytes(): Buffer {
-    const nodes = this.nodeList();
-    if (!this.sortedFields) this.sortedFields = concatNodeFields(nodes, this.nodeFields);
+    this.catchUp();
+    if (!this.sortedFields) this.sortedFields = concatNodeFields(this.view.rowNames(), this.nodeFields, (n) => encodeNodeField(this.nodeInsight(n)!), (n) => n);
     return this.sortedFields;
   }
 
@@ -391,7 +403,7 @@ export class Aggregator {
     const rules = this.resolvedPolicies().rules;
     return previewConfigChange(
       {
-        node: (n) => this.nodeStates.get(n),
+        node: (n) => this.view.nodeState(n),
         poolNodes: (p) => (this.view.poolSummary(p) ? this.view.poolNodeNames(p) : undefined),
         poolOf: (n) => this.view.nodeRecord(n)?.record.pool ?? "",
         machineConfig: (n) => this.machineConfigs.get(n),

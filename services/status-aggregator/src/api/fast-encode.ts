@@ -55,15 +55,21 @@ export function encodeGetUpdateStatusResponse(res: GetUpdateStatusResponse): Buf
 /**
  * The encodings of a name-ordered node list as one buffer, reusing unchanged nodes' bytes. `cache`
  * maps a node name to its field bytes; afterwards every entry is a view into the returned buffer, so
- * the previous buffer is released and each node's bytes are held once.
+ * the previous buffer is released and each node's bytes are held once. The list may be of anything
+ * that names a node (`nameOf`) and can be encoded (`encode`, called only for nodes not cached).
  */
-export function concatNodeFields(nodes: readonly NodeInsight[], cache: Map<string, Uint8Array>): Buffer {
+export function concatNodeFields<T = NodeInsight>(
+  nodes: readonly T[],
+  cache: Map<string, Uint8Array>,
+  encode: (n: T) => Uint8Array = encodeNodeField as unknown as (n: T) => Uint8Array,
+  nameOf: (n: T) => string = (n) => (n as NodeInsight).name,
+): Buffer {
   const parts: Uint8Array[] = new Array(nodes.length);
   let total = 0;
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i]!;
-    let f = cache.get(n.name);
-    if (!f) f = encodeNodeField(n);
+    let f = cache.get(nameOf(n));
+    if (!f) f = encode(n);
     parts[i] = f;
     total += f.length;
   }
@@ -72,7 +78,7 @@ export function concatNodeFields(nodes: readonly NodeInsight[], cache: Map<strin
   for (let i = 0; i < nodes.length; i++) {
     const f = parts[i]!;
     out.set(f, at);
-    cache.set(nodes[i]!.name, out.subarray(at, at + f.length));
+    cache.set(nameOf(nodes[i]!), out.subarray(at, at + f.length));
     at += f.length;
   }
   return out;

@@ -43,13 +43,26 @@ export function parseDetailsArg(value: string): Details {
   return v as Details;
 }
 
-export interface NodePage {
-  nodes: NodeInsight[];
+export interface NodePage<T = NodeInsight> {
+  nodes: T[];
   nextPageToken: string;
 }
 
+/** How pageNodes reads a list item (the aggregator pages over node names, not built insights). */
+export interface NodeKeys<T> {
+  name(n: T): string;
+  pool(n: T): string;
+  assessment(n: T): string | undefined;
+}
+
+const insightKeys: NodeKeys<NodeInsight> = { name: (n) => n.name, pool: (n) => n.pool, assessment: (n) => n.record?.assessment };
+
 /** One page of the name-ordered node list, filtered. Pure given the list. */
-export function pageNodes(all: readonly NodeInsight[], req: { pool: string; assessment: string; pageSize: number; pageToken: string }): NodePage {
+export function pageNodes<T = NodeInsight>(
+  all: readonly T[],
+  req: { pool: string; assessment: string; pageSize: number; pageToken: string },
+  keys: NodeKeys<T> = insightKeys as unknown as NodeKeys<T>,
+): NodePage<T> {
   if (req.assessment !== "" && !ASSESSMENTS.includes(req.assessment)) {
     throw new RequestError(`assessment must be one of ${ASSESSMENTS.join(", ")} (got ${JSON.stringify(req.assessment)})`);
   }
@@ -63,25 +76,21 @@ export function pageNodes(all: readonly NodeInsight[], req: { pool: string; asse
     let hi = all.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (all[mid]!.name <= after) lo = mid + 1;
+      if (keys.name(all[mid]!) <= after) lo = mid + 1;
       else hi = mid;
     }
   }
-  const nodes: NodeInsight[] = [];
+  const selected = (n: T): boolean => (req.pool === "" || keys.pool(n) === req.pool) && (req.assessment === "" || keys.assessment(n) === req.assessment);
+  const nodes: T[] = [];
   let i = lo;
   for (; i < all.length && nodes.length < size; i++) {
     const n = all[i]!;
-    if (req.pool !== "" && n.pool !== req.pool) continue;
-    if (req.assessment !== "" && n.record?.assessment !== req.assessment) continue;
-    nodes.push(n);
+    if (selected(n)) nodes.push(n);
   }
   let more = false;
-  for (let j = i; j < all.length && !more; j++) {
-    const n = all[j]!;
-    more = (req.pool === "" || n.pool === req.pool) && (req.assessment === "" || n.record?.assessment === req.assessment);
-  }
+  for (let j = i; j < all.length && !more; j++) more = selected(all[j]!);
   const last = nodes[nodes.length - 1];
-  return { nodes, nextPageToken: more && last ? encodePageToken({ after: last.name, ...filter }) : "" };
+  return { nodes, nextPageToken: more && last !== undefined ? encodePageToken({ after: keys.name(last), ...filter }) : "" };
 }
 
 export function updateStatusService(agg: Aggregator, logger: Logger): UpdateStatusServiceServer {
@@ -99,7 +108,8 @@ export function updateStatusService(agg: Aggregator, logger: Logger): UpdateStat
     listNodeInsights(call, callback) {
       try {
         requireSynced(agg);
-        callback(null, pageNodes(agg.nodeList(), call.request));
+        const page = pageNodes(agg.nodeNames(), call.request, agg.nodeKeys);
+        callback(null, { nodes: page.nodes.map((n) => agg.nodeInsight(n)!), nextPageToken: page.nextPageToken });
       } catch (err) {
         callback(toGrpcError(err, logger));
       }

@@ -49,12 +49,17 @@ const MASTER_POOL = "master";
 
 interface NodeEntry {
   name: string;
-  node: Node;
+  /**
+   * The snapshot as decoded (the state cache holds the same object): the rules' Node is converted
+   * from it when the node is re-evaluated and dropped afterwards, not kept per node.
+   */
+  state: NodeState;
   /** State-plane revision of the node's snapshot (event ids). */
   revision: number;
   /** Pool the node belongs to; undefined when no pool selects it (it is then not shown). */
   pool: string | undefined;
   record: NodeRecord | undefined;
+  /** Kept only for the few nodes in `insightful` (the only ones a query reads it for). */
   availability: NodeAvailability | undefined;
   /** MachineConfig names the record depends on (current and desired config). */
   configs: [string, string];
@@ -137,6 +142,8 @@ export class StatusView {
   private readonly insightful = new Set<string>();
   /** Per pool, countNodes() of its rows, kept up to date row by row in flush. */
   private readonly counters = new Map<string, NodeCounters>();
+  /** rowNames(), until a row appears or disappears. */
+  private sortedRows: string[] | undefined;
   private ctx: ClusterContext = { target: undefined, migrationInProgress: false, mcVersions: this.mcVersions };
 
   private readonly dirtyNodes = new Set<string>();
@@ -167,13 +174,12 @@ export class StatusView {
       return;
     }
     this.deletedNodes.delete(name);
-    const node = nodeFromState(state);
     const entry = this.nodes.get(name);
     if (entry) {
-      entry.node = node;
+      entry.state = state;
       entry.revision = revision;
     } else {
-      this.nodes.set(name, { name, node, revision, pool: undefined, record: undefined, availability: undefined, configs: ["", ""], since: 0n, countedPool: undefined, counted: undefined });
+      this.nodes.set(name, { name, state, revision, pool: undefined, record: undefined, availability: undefined, configs: ["", ""], since: 0n, countedPool: undefined, counted: undefined });
     }
     this.dirtyNodes.add(name);
   }
@@ -243,8 +249,9 @@ export class StatusView {
       this.reassignAll = false;
       this.stats.reassignments++;
       for (const entry of this.nodes.values()) {
-        if (this.deletedNodes.has(entry.name)) continue;
-        const pool = whichPool(pools, entry.node);
+        // A dirty node is re-evaluated (pool included) anyway.
+        if (this.deletedNodes.has(entry.name) || this.dirtyNodes.has(entry.name)) continue;
+        const pool = whichPool(pools, nodeFromState(entry.state));
         if (pool !== entry.pool || (pool !== undefined && this.dirtyPools.has(pool))) this.dirtyNodes.add(entry.name);
       }
     }
@@ -276,33 +283,39 @@ export class StatusView {
       this.nodes.delete(name);
       this.detach(entry);
       this.insightful.delete(name);
-      if (entry.record) result.removed.push(name);
+      if (entry.record) this.rowRemoved(name, result);
       return;
     }
-    const poolName = whichPool(pools, entry.node);
+    const node = nodeFromState(entry.state);
+    const poolName = whichPool(pools, node);
     if (poolName !== entry.pool) {
       this.detach(entry);
       entry.pool = poolName;
       if (poolName !== undefined) this.attach(entry, poolName);
     }
-    this.indexConfigs(entry);
+    this.indexConfigs(entry, node);
     if (poolName === undefined) {
-      if (entry.record) result.removed.push(name);
+      if (entry.record) this.rowRemoved(name, result);
       entry.record = undefined;
       entry.availability = undefined;
       this.insightful.delete(name);
       return;
     }
     const pool = this.pools.get(poolName)!.pool;
-    const { record, availability } = evaluateNode(entry.node, pool, this.ctx);
+    const { record, availability } = evaluateNode(node, pool, this.ctx);
     this.stats.nodeEvaluations++;
     const previous = entry.record;
-    entry.availability = availability;
     const current = previous && sameRecord(previous, record) ? previous : record;
     // nodeInsights() yields nothing for an updating node that is not degraded.
-    if (current.isDegraded || (availability.reasons.length > 0 && !current.isUpdating)) this.insightful.add(name);
-    else this.insightful.delete(name);
+    if (current.isDegraded || (availability.reasons.length > 0 && !current.isUpdating)) {
+      this.insightful.add(name);
+      entry.availability = availability;
+    } else {
+      this.insightful.delete(name);
+      entry.availability = undefined;
+    }
     if (current === previous) return;
+    if (!previous) this.sortedRows = undefined;
     entry.record = record;
     this.dirtyPools.add(poolName);
     if (!previous || previous.assessment !== record.assessment || previous.phase !== record.phase) {
@@ -319,6 +332,11 @@ export class StatusView {
       }
     }
     result.changed.push({ record, since: entry.since });
+  }
+
+  private rowRemoved(name: string, result: FlushResult): void {
+    result.removed.push(name);
+    this.sortedRows = undefined;
   }
 
   /** Keeps the pool counters equal to countNodes() of each pool's rows. */
@@ -352,6 +370,21 @@ export class StatusView {
   nodeRecord(name: string): { record: NodeRecord; since: bigint } | undefined {
     const e = this.nodes.get(name);
     return e?.record ? { record: e.record, since: e.since } : undefined;
+  }
+
+  /** The names of the nodes with a row (nodeRecords() without the filter), in name order; as of the last flush. */
+  rowNames(): readonly string[] {
+    if (!this.sortedRows) {
+      const names: string[] = [];
+      for (const e of this.nodes.values()) if (e.record) names.push(e.name);
+      this.sortedRows = names.sort(byName);
+    }
+    return this.sortedRows;
+  }
+
+  /** The node's snapshot as last set. */
+  nodeState(name: string): NodeState | undefined {
+    return this.deletedNodes.has(name) ? undefined : this.nodes.get(name)?.state;
   }
 
   poolSummary(name: string): PoolSummary | undefined {
@@ -471,8 +504,8 @@ export class StatusView {
     entry.configs = ["", ""];
   }
 
-  private indexConfigs(entry: NodeEntry): void {
-    const ann = entry.node.metadata.annotations ?? {};
+  private indexConfigs(entry: NodeEntry, node: Node): void {
+    const ann = node.metadata.annotations ?? {};
     const next: [string, string] = [ann["machineconfiguration.openshift.io/currentConfig"] ?? "", ann["machineconfiguration.openshift.io/desiredConfig"] ?? ""];
     if (next[0] === entry.configs[0] && next[1] === entry.configs[1]) return;
     for (const c of entry.configs) this.configIndex.get(c)?.delete(entry.name);
