@@ -202,9 +202,10 @@ export class StateCache<P extends StateProjections = never> {
   }
 
   private apply(e: KvWatchEntry): void {
-    const parsed = parseStateKey(e.key);
-    if (!parsed) return;
     const previous = this.entries.get(e.key);
+    // A key seen before is not parsed again (an update of a node parses nothing).
+    const parsed = previous?.parsed ?? parseStateKey(e.key);
+    if (!parsed) return;
     if (e.operation === "DEL" || e.operation === "PURGE") {
       this.undecodable.delete(e.key);
       if (!previous) return;
@@ -249,11 +250,13 @@ export class StateCache<P extends StateProjections = never> {
     // A copy (Buffer#slice would not copy): the value is a view into the connection's read chunk
     // (tens of KiB), and one kept view keeps its whole chunk alive; over a rolling update that is
     // most chunks ever read. A projected kind keeps no bytes: its rewrites are judged by projection.
-    const entry: StateEntry = { key: e.key, parsed, value, bytes: project ? undefined : new Uint8Array(e.value), revision: e.revision };
-    this.entries.set(e.key, entry);
+    // The watch entry's key is a slice of the message subject: a kept slice keeps the whole subject.
+    const key = previous?.key ?? ownCopy(e.key);
+    const entry: StateEntry = { key, parsed, value, bytes: project ? undefined : new Uint8Array(e.value), revision: e.revision };
+    this.entries.set(key, entry);
     let kindMap = this.byKind.get(parsed.kind);
     if (!kindMap) this.byKind.set(parsed.kind, (kindMap = new Map()));
-    kindMap.set(e.key, entry);
+    kindMap.set(key, entry);
     if (e.key === SYNCED_KEY) this.syncedMarker = value as SyncMarker;
     this.emit({ key: e.key, parsed, op: "put", value, previous: previous?.value, revision: e.revision });
   }
@@ -267,6 +270,11 @@ export class StateCache<P extends StateProjections = never> {
       }
     }
   }
+}
+
+/** A string of its own, not a slice or a concatenation holding on to a larger one. */
+function ownCopy(s: string): string {
+  return Buffer.from(s, "utf8").toString("utf8");
 }
 
 async function initialPending(iter: unknown): Promise<number | undefined> {
