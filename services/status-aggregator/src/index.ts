@@ -1,6 +1,6 @@
 // In-process use (integration tests, the demo): the aggregator, its runnable and gRPC handlers.
 export { Aggregator, insightChangedId, LOCKSTEP_OPERATOR, type AggregatorOptions, type AggregatorHooks } from "./aggregator.js";
-export { aggregatorRunnable, AGGREGATOR_KINDS, type AggregatorRunnableOptions } from "./runnable.js";
+export { aggregatorRunnable, AGGREGATOR_KINDS, AGGREGATOR_PROJECTIONS, type AggregatorRunnableOptions } from "./runnable.js";
 export { updateStatusService } from "./api/update-status-service.js";
 export { disruptionService } from "./api/disruption-service.js";
 export { aggregatorConfigSchema } from "./config.js";

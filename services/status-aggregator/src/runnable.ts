@@ -1,11 +1,12 @@
 // The aggregator as a Runnable: connect to NATS, make sure the planes exist, feed the state plane
 // into the aggregator, act (flush, publish) only after the watcher's meta.synced marker, refresh
 // watchers periodically, and drain on stop.
-import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
+import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublisher, StateCache, type BusConnectionOptions, type StateProjections } from "@lockstep/bus";
 import { Events, type StateKindName } from "@lockstep/contracts";
 import type { Readiness, Runnable } from "@lockstep/runtime";
 import type { Logger } from "pino";
 import type { Aggregator } from "./aggregator.js";
+import { projectNode } from "./node-projection.js";
 
 /** The state kinds the aggregator reads. */
 export const AGGREGATOR_KINDS: StateKindName[] = [
@@ -18,6 +19,9 @@ export const AGGREGATOR_KINDS: StateKindName[] = [
   "bootImagePolicy",
   "nodeDisruptionPolicy",
 ];
+
+/** What the cache keeps of the kinds the aggregator reads only a part of (see node-projection.ts). */
+export const AGGREGATOR_PROJECTIONS = { node: projectNode } satisfies StateProjections;
 
 export interface AggregatorRunnableOptions {
   aggregator: Aggregator;
@@ -35,7 +39,7 @@ export function aggregatorRunnable(o: AggregatorRunnableOptions): Runnable {
     async start(signal) {
       const ready = o.readiness?.flag("state-synced", false, "waiting for the state plane and meta.synced");
       const nc = await connectBus(o.bus);
-      let cache: StateCache | undefined;
+      let cache: StateCache<typeof AGGREGATOR_PROJECTIONS> | undefined;
       let refresh: NodeJS.Timeout | undefined;
       try {
         await ensureEventStream(nc);
@@ -44,7 +48,7 @@ export function aggregatorRunnable(o: AggregatorRunnableOptions): Runnable {
           await publisher.publish(Events.insightChanged, event, { id });
         });
         const kv = await ensureStateBucket(nc);
-        cache = new StateCache(kv, { logger: o.logger, kinds: AGGREGATOR_KINDS });
+        cache = new StateCache(kv, { logger: o.logger, kinds: AGGREGATOR_KINDS, project: AGGREGATOR_PROJECTIONS });
         cache.onChange((c) => o.aggregator.apply(c));
         await cache.start();
         await cache.whenSynced(signal);
