@@ -13,6 +13,7 @@ import {
   decode,
   MachineConfigState,
   NodeState,
+  parseStateKey,
   PoolState,
   StateKinds,
   stateKey,
@@ -23,7 +24,10 @@ import type { Aggregator as AggregatorClass } from "@lockstep/status-aggregator"
 
 // BENCH_AGGREGATOR_DIST=<dir>: the aggregator from another build (its dist/), to compare.
 const dist = process.env.BENCH_AGGREGATOR_DIST;
-const { Aggregator } = (await import(dist ? pathToFileURL(`${dist}/index.js`).href : "@lockstep/status-aggregator")) as { Aggregator: typeof AggregatorClass };
+const { Aggregator, AGGREGATOR_PROJECTIONS: projections = {} } = (await import(dist ? pathToFileURL(`${dist}/index.js`).href : "@lockstep/status-aggregator")) as {
+  Aggregator: typeof AggregatorClass;
+  AGGREGATOR_PROJECTIONS?: Record<string, (v: never) => unknown>;
+};
 
 const NODES = Number(process.env.BENCH_NODES ?? 10_000);
 const TOP = Number(process.env.BENCH_TOP ?? 15);
@@ -92,16 +96,22 @@ function nodeState(i: number, shape: Shape): NodeState {
 }
 
 let revision = 0;
-/** Encodes and decodes a value as the state plane does, and holds it as StateCache does (value and bytes). */
-const cache = new Map<string, { parsed: StateChange["parsed"]; value: unknown; bytes: Uint8Array; revision: number }>();
+/**
+ * Encodes and decodes a value as the state plane does, and holds it as StateCache does: the value and
+ * its bytes, or only the projection the aggregator declares for the kind (the runnable's options).
+ */
+const cache = new Map<string, { parsed: StateChange["parsed"]; value: unknown; bytes: Uint8Array | undefined; revision: number }>();
 function change(kind: StateKindName, name: string, value: unknown): StateChange {
   const k = StateKinds[kind];
   const bytes = (k.codec as unknown as { encode(v: unknown): { finish(): Uint8Array } }).encode(value).finish();
-  const decoded = decode(k.codec as never, k.typeName, bytes);
-  const key = stateKey(kind, name);
+  const project = projections[kind];
+  const decoded = project ? project(decode(k.codec as never, k.typeName, bytes) as never) : decode(k.codec as never, k.typeName, bytes);
+  // As the cache gets them: the key as read from the KV entry (a flat string, not the concatenation
+  // stateKey builds), the parsed key from it.
+  const key = Buffer.from(stateKey(kind, name), "latin1").toString("latin1");
   const rev = ++revision;
-  const parsed = { kind, name } as StateChange["parsed"];
-  cache.set(key, { parsed, value: decoded, bytes: new Uint8Array(bytes), revision: rev });
+  const parsed = parseStateKey(key)!;
+  cache.set(key, { parsed, value: decoded, bytes: project ? undefined : new Uint8Array(bytes), revision: rev });
   return { key, parsed, op: "put", value: decoded, revision: rev };
 }
 
@@ -216,7 +226,7 @@ for (let w = 3; w < NODES; w += WAVE) {
 }
 answer();
 const walkMs = performance.now() - started;
-let profile: unknown = sampling ? (await session.post("HeapProfiler.stopSampling")).profile : { head: { selfSize: 0, children: [] } };
+let profile: unknown = sampling ? (await session.post("HeapProfiler.stopSampling")).profile : undefined;
 if (sampling) session.disconnect();
 
 interface Node {
@@ -242,11 +252,11 @@ const walk = (n: Node, under: boolean): void => {
   }
   for (const c of n.children) walk(c, here);
 };
-walk((profile as { head: Node }).head, false);
+if (profile) walk((profile as { head: Node }).head, false);
 profile = undefined;
 const after = heap();
 
-const cacheBytes = [...cache.values()].reduce((s, e) => s + e.bytes.length, 0);
+const cacheBytes = [...cache.values()].reduce((s, e) => s + (e.bytes?.length ?? 0), 0);
 console.log(`nodes                                   ${NODES}`);
 console.log(`live heap: snapshots held as StateCache holds them            ${((cached - base) / MiB).toFixed(1)} MiB`);
 console.log(`live heap: the aggregator's own, after the initial load        ${((loaded - cached) / MiB).toFixed(1)} MiB`);
