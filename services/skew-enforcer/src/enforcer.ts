@@ -19,11 +19,13 @@ import {
   desiredClusterOperatorStatus,
   evaluateSkew,
   type ClusterOperatorStatus,
+  NodeTally,
   type RelatedObject,
+  type SkewNode,
   type SkewEvaluation,
   type SkewSettings,
 } from "./skew/index.js";
-import { bootImagesOf, machineSetOf, skewInputs, WATCHED_KINDS, type ViewSettings } from "./view.js";
+import { bootImagesOf, machineSetOf, SKEW_PROJECTIONS, skewInputs, WATCHED_KINDS, type ViewSettings } from "./view.js";
 
 export { skewServiceImpl, type SkewQueries } from "./grpc.js";
 export { skewEnforcerConfigSchema, skewSettingsFromConfig, type SkewEnforcerConfig } from "./config.js";
@@ -68,7 +70,9 @@ export class SkewEnforcer {
   private readonly metrics: SkewMetrics | undefined;
   private readonly writer: ClusterOperatorWriter;
   private readonly now: () => Date;
-  private cache: StateCache | undefined;
+  private cache: StateCache<typeof SKEW_PROJECTIONS> | undefined;
+  /** Nodes counted per pool and progress, kept current from the cache's changes. */
+  private tally = new NodeTally();
   private facts: FactLog | undefined;
   private factsLoaded = false;
   /** Related objects as last read or written (the state plane does not carry them). */
@@ -106,7 +110,7 @@ export class SkewEnforcer {
   /** The verdicts from the state plane as it is now. */
   evaluate(): SkewEvaluation {
     if (!this.cache) throw new NotSyncedError();
-    return evaluateSkew(skewInputs(this.cache, this.view));
+    return evaluateSkew(skewInputs(this.cache, this.view, this.tally.tally));
   }
 
   machineSet(namespace: string, name: string): MachineSetState | undefined {
@@ -127,13 +131,20 @@ export class SkewEnforcer {
     const { logger } = this.o;
     const ready = this.o.readiness?.flag("state-synced", false, "state plane not yet synced");
     const nc = await connectBus(this.o.bus);
-    let cache: StateCache | undefined;
+    let cache: StateCache<typeof SKEW_PROJECTIONS> | undefined;
     try {
       await ensureEventStream(nc);
-      cache = new StateCache(await ensureStateBucket(nc), { kinds: [...WATCHED_KINDS], logger });
+      const state = new StateCache(await ensureStateBucket(nc), { kinds: [...WATCHED_KINDS], logger, project: SKEW_PROJECTIONS });
+      cache = state;
+      const tally = (this.tally = new NodeTally());
       const relevant = new Set<StateKindName>(WATCHED_KINDS);
-      cache.onChange((c) => {
+      state.onChange((c) => {
         if (!relevant.has(c.parsed.kind)) return;
+        // The tally follows every node and pool change, so an evaluation reads counts, not nodes.
+        if (c.parsed.kind === "node") {
+          if (c.op === "put") tally.put(c.value as SkewNode);
+          else tally.delete(c.parsed.name);
+        } else if (c.parsed.kind === "pool") tally.setPools(state.list("pool"));
         if (c.parsed.kind === "clusterOperator" && c.parsed.name !== CLUSTER_OPERATOR_NAME) return;
         // A rolling update changes thousands of nodes a minute; one evaluation per window covers
         // them all (gRPC answers evaluate on demand and are never delayed by this).
@@ -196,7 +207,7 @@ export class SkewEnforcer {
     return desiredClusterOperatorStatus({ ...inputs, degraded: { reason: REASON_HOT_LOOP, message: this.hotLoop.message } });
   }
 
-  private async convergeClusterOperator(e: SkewEvaluation, cache: StateCache): Promise<void> {
+  private async convergeClusterOperator(e: SkewEvaluation, cache: StateCache<typeof SKEW_PROJECTIONS>): Promise<void> {
     // The state plane usually proves there is nothing to write, without a request to the API server.
     const seen = cache.get("clusterOperator", CLUSTER_OPERATOR_NAME);
     if (seen && this.knownRelated) {

@@ -1,16 +1,19 @@
-import { MachineConfigState, type StateKindName, type StateOf, stateKey } from "@lockstep/contracts";
+import { MachineConfigState, type StateKindName, stateKey } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
 import { evaluateSkew } from "./skew/index.js";
 import { bootImages, clusterVersion, infrastructure, machineSet, node, pool, policy, settings } from "./skew/fixtures.js";
-import { bootImagesOf, machineSetOf, skewInputs, type StateReader } from "./view.js";
+import { bootImagesOf, machineSetOf, SKEW_PROJECTIONS, skewInputs, type SkewStateOf, type StateReader } from "./view.js";
 
-/** A StateReader over plain snapshots, keyed like the state plane. */
+/** A StateReader over plain snapshots, keyed like the state plane, projected as the StateCache does. */
 function reader(entries: Array<[StateKindName, unknown, string?]>): StateReader {
   const byKey = new Map<string, { kind: StateKindName; value: unknown }>();
-  for (const [kind, value, namespace] of entries) byKey.set(stateKey(kind, (value as { name: string }).name, namespace), { kind, value });
+  const projections = SKEW_PROJECTIONS as Partial<Record<StateKindName, (v: never) => unknown>>;
+  for (const [kind, value, namespace] of entries) {
+    byKey.set(stateKey(kind, (value as { name: string }).name, namespace), { kind, value: projections[kind]?.(value as never) ?? value });
+  }
   return {
-    get: <K extends StateKindName>(kind: K, name: string, namespace?: string) => byKey.get(stateKey(kind, name, namespace))?.value as StateOf<K> | undefined,
-    list: <K extends StateKindName>(kind: K) => [...byKey.values()].filter((e) => e.kind === kind).map((e) => e.value as StateOf<K>),
+    get: <K extends StateKindName>(kind: K, name: string, namespace?: string) => byKey.get(stateKey(kind, name, namespace))?.value as SkewStateOf<K> | undefined,
+    list: <K extends StateKindName>(kind: K) => [...byKey.values()].filter((e) => e.kind === kind).map((e) => e.value as SkewStateOf<K>),
   };
 }
 
@@ -34,7 +37,8 @@ describe("skewInputs", () => {
     expect(inputs.clusterVersion?.desired?.version).toBe("4.16.2");
     expect(inputs.infrastructure?.platform).toBe("AWS");
     expect(inputs.pools.map((p) => p.name).sort()).toEqual(["master", "worker"]);
-    expect(inputs.machineConfigs.get("rendered-master-new")?.releaseImageVersion).toBe("4.16.2");
+    expect(inputs.machineConfigs.get("rendered-master-new")).toEqual({ name: "rendered-master-new", releaseImageVersion: "4.16.2" });
+    expect(inputs.nodes).toEqual([{ name: "m1", labels: { "node-role.kubernetes.io/master": "" }, mco: { state: "Done", currentConfig: "rendered-master-new", desiredConfig: "rendered-master-new" } }]);
     expect(inputs.bootImagePolicy?.skewMode).toBe("None");
     expect(evaluateSkew(inputs).lag.controlPlaneRelease).toBe("4.16.2");
     expect(bootImagesOf(state, view)?.releaseVersion).toBe("4.22.1");

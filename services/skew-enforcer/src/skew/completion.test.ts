@@ -50,7 +50,7 @@ describe("evaluateCompletion", () => {
     const c = run(spec, workers);
     expect(c.complete).toBe(false);
     expect(c.incompletePools).toHaveLength(1);
-    expect(c.incompletePools[0]).toMatchObject({ pool: "worker", cause, nodes: 2, nodesAtTarget: 1, behind: ["w2"], message });
+    expect(c.incompletePools[0]).toMatchObject({ pool: "worker", cause, nodes: 2, nodesAtTarget: 1, message });
     expect(c.message).toBe(`update to 4.16.2 is not complete: ${message}`);
   });
 

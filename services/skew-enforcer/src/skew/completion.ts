@@ -1,6 +1,7 @@
-import type { ClusterVersionState, NodeState, PoolState } from "@lockstep/contracts";
+import type { ClusterVersionState, PoolState } from "@lockstep/contracts";
 import { isConditionTrue } from "./conditions.js";
-import { type MachineConfigLookup, nodesByPool, releaseOf, sortPools } from "./pools.js";
+import { type PoolTally, tallyNodes } from "./node-tally.js";
+import { type MachineConfigLookup, releaseOf, type SkewNode, sortPools } from "./pools.js";
 
 export type IncompleteCause = "Degraded" | "Paused" | "InProgress";
 
@@ -11,8 +12,6 @@ export interface PoolCompletion {
   readonly cause?: IncompleteCause;
   readonly nodes: number;
   readonly nodesAtTarget: number;
-  /** Nodes not yet on the target, by name (for the status message). */
-  readonly behind: readonly string[];
   readonly message: string;
 }
 
@@ -32,7 +31,8 @@ export interface Completion {
 export interface CompletionInputs {
   readonly clusterVersion: ClusterVersionState | undefined;
   readonly pools: readonly PoolState[];
-  readonly nodes: readonly NodeState[];
+  /** The nodes, or their tally by pool as a NodeTally keeps it current (the same pools). */
+  readonly nodes: readonly SkewNode[] | PoolTally;
   readonly machineConfigs: MachineConfigLookup;
 }
 
@@ -42,8 +42,7 @@ const DEGRADED_STATES = new Set(["Degraded", "Unreconcilable"]);
  * A node runs the target when it has fully applied (state Done, current = desired) its pool's
  * target rendered config and that config belongs to the target release.
  */
-function nodeAtTarget(node: NodeState, pool: PoolState, targetRendersTarget: boolean): boolean {
-  const mco = node.mco;
+function atTarget(mco: SkewNode["mco"], pool: PoolState, targetRendersTarget: boolean): boolean {
   return (
     targetRendersTarget &&
     !!mco &&
@@ -74,16 +73,21 @@ export function evaluateCompletion(inputs: CompletionInputs): Completion {
   const target = inputs.clusterVersion?.desired?.version ?? "";
   const newest = inputs.clusterVersion?.history[0];
   const controlPlaneComplete = target !== "" && newest?.version === target && newest.state === "Completed";
-  const members = nodesByPool(inputs.nodes, inputs.pools);
+  const tally = Array.isArray(inputs.nodes) ? tallyNodes(inputs.nodes as readonly SkewNode[], inputs.pools) : (inputs.nodes as PoolTally);
   const pools = sortPools(inputs.pools).map((pool): PoolCompletion => {
-    const nodes = members.get(pool.name) ?? [];
     const targetRelease = releaseOf(pool.targetConfig, inputs.machineConfigs);
     const rendersTarget = target !== "" && targetRelease === target;
-    const behind = nodes.filter((n) => !nodeAtTarget(n, pool, rendersTarget)).map((n) => n.name);
-    const complete = behind.length === 0;
-    const degraded = isConditionTrue(pool.conditions, "Degraded") || nodes.some((n) => DEGRADED_STATES.has(n.mco?.state ?? ""));
+    let nodes = 0;
+    let nodesAtTarget = 0;
+    let degraded = isConditionTrue(pool.conditions, "Degraded");
+    for (const c of tally.get(pool.name)?.values() ?? []) {
+      nodes += c.count;
+      if (atTarget(c.mco, pool, rendersTarget)) nodesAtTarget += c.count;
+      if (DEGRADED_STATES.has(c.mco?.state ?? "")) degraded = true;
+    }
+    const complete = nodesAtTarget === nodes;
     const cause: IncompleteCause | undefined = complete ? undefined : degraded ? "Degraded" : pool.paused ? "Paused" : "InProgress";
-    const partial = { pool: pool.name, complete, ...(cause ? { cause } : {}), nodes: nodes.length, nodesAtTarget: nodes.length - behind.length, behind };
+    const partial = { pool: pool.name, complete, ...(cause ? { cause } : {}), nodes, nodesAtTarget };
     return { ...partial, message: poolMessage(partial, pool, target, targetRelease) };
   });
   const incompletePools = pools.filter((p) => !p.complete);

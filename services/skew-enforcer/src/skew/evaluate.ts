@@ -2,7 +2,6 @@ import type {
   BootImagePolicyState,
   ClusterVersionState,
   InfrastructureState,
-  NodeState,
   PoolState,
   SkewReport,
 } from "@lockstep/contracts";
@@ -11,7 +10,8 @@ import { type BootImageVerdict, evaluateBootImageSkew } from "./boot-image-skew.
 import { type Completion, evaluateCompletion } from "./completion.js";
 import { docsMinor } from "./docs-minor.js";
 import { assessPools, type PoolLagAssessment } from "./pool-lag.js";
-import type { MachineConfigLookup } from "./pools.js";
+import type { PoolTally } from "./node-tally.js";
+import type { MachineConfigLookup, SkewNode } from "./pools.js";
 import type { SkewSettings } from "./settings.js";
 import { evaluateUpgradeable, type UpgradeableVerdict } from "./upgradeable.js";
 
@@ -20,7 +20,8 @@ export interface SkewInputs {
   readonly clusterVersion: ClusterVersionState | undefined;
   readonly infrastructure: InfrastructureState | undefined;
   readonly pools: readonly PoolState[];
-  readonly nodes: readonly NodeState[];
+  /** The nodes, or their tally by pool as a NodeTally keeps it current (the same pools). */
+  readonly nodes: readonly SkewNode[] | PoolTally;
   readonly machineConfigs: MachineConfigLookup;
   readonly bootImagePolicy: BootImagePolicyState | undefined;
   readonly bareMetalLegacyProvisioning?: boolean | undefined;

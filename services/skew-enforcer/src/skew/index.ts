@@ -2,6 +2,7 @@
 export * from "./settings.js";
 export * from "./messages.js";
 export * from "./pools.js";
+export * from "./node-tally.js";
 export * from "./selector.js";
 export * from "./pool-lag.js";
 export * from "./docs-minor.js";

@@ -1,8 +1,29 @@
-import type { MachineConfigState, NodeState, PoolState } from "@lockstep/contracts";
+import type { MachineConfigDaemonState, MachineConfigState, NodeState, PoolState } from "@lockstep/contracts";
 import { selectorIsEmpty, selectorMatches } from "./selector.js";
 
+/** What the rules read of a rendered MachineConfig. */
+export type SkewMachineConfig = Pick<MachineConfigState, "name" | "releaseImageVersion">;
+
 /** Rendered MachineConfigs by name, as read from the state plane. */
-export type MachineConfigLookup = ReadonlyMap<string, MachineConfigState>;
+export type MachineConfigLookup = ReadonlyMap<string, SkewMachineConfig>;
+
+/** What the rules read of a node: its pool comes from its labels, its progress from three MCO annotations. */
+export interface SkewNode {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly mco?: Readonly<Pick<MachineConfigDaemonState, "state" | "currentConfig" | "desiredConfig">> | undefined;
+}
+
+/** A node as the skew-enforcer keeps it (its StateCache projection): nothing else is ever read. */
+export function skewNodeOf(n: NodeState): SkewNode {
+  const m = n.mco;
+  return { name: n.name, labels: n.labels, mco: m ? { state: m.state, currentConfig: m.currentConfig, desiredConfig: m.desiredConfig } : undefined };
+}
+
+/** A MachineConfig as the skew-enforcer keeps it (its StateCache projection). */
+export function skewMachineConfigOf(mc: MachineConfigState): SkewMachineConfig {
+  return { name: mc.name, releaseImageVersion: mc.releaseImageVersion };
+}
 
 export const MASTER_POOL = "master";
 export const WORKER_POOL = "worker";
@@ -37,7 +58,7 @@ export function sortPools<T extends { name: string }>(pools: readonly T[]): T[] 
  * several custom pools belongs to none (upstream refuses to manage it). Pools with an empty
  * selector are ignored (upstream's `SelectingAll`).
  */
-export function primaryPoolOf(node: NodeState, pools: readonly PoolState[]): string | undefined {
+export function primaryPoolOf(node: Pick<SkewNode, "labels">, pools: readonly PoolState[]): string | undefined {
   const matching = pools.filter((p) => !selectorIsEmpty(p.nodeSelector) && selectorMatches(p.nodeSelector, node.labels));
   if (matching.some((p) => p.name === MASTER_POOL)) return MASTER_POOL;
   const custom = matching.filter((p) => p.name !== WORKER_POOL);
@@ -47,8 +68,8 @@ export function primaryPoolOf(node: NodeState, pools: readonly PoolState[]): str
 }
 
 /** Members of every pool, keyed by pool name (every pool present, possibly with no nodes). */
-export function nodesByPool(nodes: readonly NodeState[], pools: readonly PoolState[]): Map<string, NodeState[]> {
-  const members = new Map<string, NodeState[]>(pools.map((p) => [p.name, []]));
+export function nodesByPool<N extends SkewNode>(nodes: readonly N[], pools: readonly PoolState[]): Map<string, N[]> {
+  const members = new Map<string, N[]>(pools.map((p) => [p.name, []]));
   for (const node of [...nodes].sort(byName)) {
     const pool = primaryPoolOf(node, pools);
     if (pool !== undefined) members.get(pool)?.push(node);
