@@ -22,7 +22,8 @@ import type {
 } from "@lockstep/contracts";
 import { type Details, type Evaluation, type HealthInsight, wallClockNow } from "@lockstep/insights";
 import type { Logger } from "pino";
-import { concatNodeFields, encodeNodeField } from "./api/fast-encode.js";
+import { encodeNodeField } from "./api/fast-encode.js";
+import { NodeFieldCache } from "./api/node-fields.js";
 import { nodeInsightToProto, updateStatusToProto } from "./api/to-proto.js";
 import type { NodeKeys } from "./api/update-status-service.js";
 import { effectivePolicies, effectivePoliciesToProto } from "./preview/policies.js";
@@ -94,8 +95,7 @@ export class Aggregator {
   // Node insights are not kept as messages: they are built from the view's records when asked for
   // (nodeInsightToProto is a pure function of a record and its transition time). Only their
   // encodings are cached, for GetUpdateStatus.
-  private readonly nodeFields = new Map<string, Uint8Array>();
-  private sortedFields: Buffer | undefined;
+  private readonly nodeFields = new NodeFieldCache();
   private readonly watchers = new Set<{ listener: WatchListener; omitNodes: boolean }>();
   private timer: NodeJS.Timeout | undefined;
   private isSynced = false;
@@ -228,10 +228,8 @@ export class Aggregator {
     const started = performance.now();
     const now = this.clock();
     const result = this.view.flush(now);
-    // Re-encoded when next asked for.
-    for (const { record } of result.changed) this.nodeFields.delete(record.name);
-    for (const name of result.removed) this.nodeFields.delete(name);
-    if (result.changed.length > 0 || result.removed.length > 0) this.sortedFields = undefined;
+    // Re-encoded when next asked for (removed nodes leave the view's row names).
+    for (const { record } of result.changed) this.nodeFields.changed(record.name);
     const ms = performance.now() - started;
     if (result.changed.length + result.removed.length + result.pools.length > 0) this.o.hooks?.onFlush?.(result, ms, this.view.nodeCount);
     if (publish) {
@@ -394,8 +392,7 @@ export class Aggregator {
   /** The node insights (name order) as encoded `UpdateStatus.nodes` fields in one buffer; unchanged nodes are not re-encoded. */
   nodeFieldBytes(): Buffer {
     this.catchUp();
-    if (!this.sortedFields) this.sortedFields = concatNodeFields(this.view.rowNames(), this.nodeFields, (n) => encodeNodeField(this.nodeInsight(n)!), (n) => n);
-    return this.sortedFields;
+    return this.nodeFields.bytes(this.view.rowNames(), (n) => encodeNodeField(this.nodeInsight(n)!));
   }
 
   preview(target: PreviewTarget, machineConfig: string): NodePreview[] {

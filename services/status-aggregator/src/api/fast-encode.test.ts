@@ -1,6 +1,6 @@
 import { GetUpdateStatusResponse, type NodeInsight } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
-import { concatNodeFields, encodeGetUpdateStatusResponse, encodeNodeField, varint, withNodeFields } from "./fast-encode.js";
+import { encodeGetUpdateStatusResponse, encodeNodeField, varint, withNodeFields } from "./fast-encode.js";
 
 const node = (name: string, message: string): NodeInsight => ({
   name,
@@ -28,24 +28,5 @@ describe("fast GetUpdateStatus encoding", () => {
     expect([...varint(1)]).toEqual([1]);
     expect([...varint(300)]).toEqual([0xac, 0x02]);
     expect([...varint(2 ** 21)]).toEqual([0x80, 0x80, 0x80, 0x01]);
-  });
-});
-
-describe("concatNodeFields", () => {
-  it("concatenates name-ordered node fields, re-encoding only nodes missing from the cache", () => {
-    const cache = new Map<string, Uint8Array>();
-    const first = [node("a", "one"), node("b", "two")];
-    const blob = concatNodeFields(first, cache);
-    expect(blob).toEqual(Buffer.concat(first.map(encodeNodeField)));
-    expect(cache.get("a")!.buffer).toBe(blob.buffer); // views into the blob, not copies
-
-    // "b" changed (the aggregator drops its cache entry); "a" is reused as is, even if the object differs.
-    cache.delete("b");
-    const second = [node("a", "stale object, cached bytes win"), node("b", "changed"), node("c", "new")];
-    const next = concatNodeFields(second, cache);
-    expect(next).toEqual(Buffer.concat([encodeNodeField(first[0]!), encodeNodeField(second[1]!), encodeNodeField(second[2]!)]));
-    const status = { updating: true, pools: [], nodes: [], health: [], healthFallback: true, revision: "1", now: undefined };
-    const decoded = GetUpdateStatusResponse.decode(encodeGetUpdateStatusResponse(withNodeFields({ status }, next)));
-    expect(decoded.status!.nodes.map((n) => [n.name, n.message])).toEqual([["a", "one"], ["b", "changed"], ["c", "new"]]);
   });
 });

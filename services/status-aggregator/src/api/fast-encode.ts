@@ -23,7 +23,12 @@ export function varint(n: number): Buffer {
 /** One node as an encoded `UpdateStatus.nodes` field (tag, length, message). */
 export function encodeNodeField(n: NodeInsight): Buffer {
   const body = NodeInsight.encode(n).finish();
-  return Buffer.concat([Buffer.from([NODES_TAG]), varint(body.length), body]);
+  const length = varint(body.length);
+  const out = Buffer.allocUnsafe(1 + length.length + body.length);
+  out[0] = NODES_TAG;
+  length.copy(out, 1);
+  out.set(body, 1 + length.length);
+  return out;
 }
 
 type WithNodeBytes = GetUpdateStatusResponse & { [NODE_BYTES]?: Uint8Array };
@@ -49,38 +54,6 @@ export function encodeGetUpdateStatusResponse(res: GetUpdateStatusResponse): Buf
   prefix.copy(out, 1);
   out.set(status, 1 + prefix.length);
   out.set(fields, 1 + prefix.length + status.length);
-  return out;
-}
-
-/**
- * The encodings of a name-ordered node list as one buffer, reusing unchanged nodes' bytes. `cache`
- * maps a node name to its field bytes; afterwards every entry is a view into the returned buffer, so
- * the previous buffer is released and each node's bytes are held once. The list may be of anything
- * that names a node (`nameOf`) and can be encoded (`encode`, called only for nodes not cached).
- */
-export function concatNodeFields<T = NodeInsight>(
-  nodes: readonly T[],
-  cache: Map<string, Uint8Array>,
-  encode: (n: T) => Uint8Array = encodeNodeField as unknown as (n: T) => Uint8Array,
-  nameOf: (n: T) => string = (n) => (n as NodeInsight).name,
-): Buffer {
-  const parts: Uint8Array[] = new Array(nodes.length);
-  let total = 0;
-  for (let i = 0; i < nodes.length; i++) {
-    const n = nodes[i]!;
-    let f = cache.get(nameOf(n));
-    if (!f) f = encode(n);
-    parts[i] = f;
-    total += f.length;
-  }
-  const out = Buffer.allocUnsafeSlow(total);
-  let at = 0;
-  for (let i = 0; i < nodes.length; i++) {
-    const f = parts[i]!;
-    out.set(f, at);
-    cache.set(nameOf(nodes[i]!), out.subarray(at, at + f.length));
-    at += f.length;
-  }
   return out;
 }
 
