@@ -121,7 +121,8 @@ export interface ViewStats {
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function sameRecord(a: NodeRecord, b: NodeRecord): boolean {
-  for (const k of Object.keys(a) as Array<keyof NodeRecord>) if (a[k] !== b[k]) return false;
+  // for-in, not Object.keys: no array per re-evaluated node (records are plain objects of one shape).
+  for (const k in a) if (a[k as keyof NodeRecord] !== b[k as keyof NodeRecord]) return false;
   return true;
 }
 
