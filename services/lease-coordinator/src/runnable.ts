@@ -1,18 +1,33 @@
 // The lease-coordinator as a Runnable plus its LeaseService implementation: connect, load the state
 // plane, wait for the watcher's meta.synced, then serve; sweep for expiry; keep budget status true.
-import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
+import {
+  closeBus,
+  connectBus,
+  ensureEventStream,
+  ensureStateBucket,
+  EventPublisher,
+  StateCache,
+  type BusConnectionOptions,
+  type StateProjections,
+} from "@lockstep/bus";
 import { Events, type LeaseServiceServer, type LeaseState } from "@lockstep/contracts";
 import type { KubeConfigLike } from "@lockstep/kube/lite";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
 import type { Readiness, Runnable } from "@lockstep/runtime";
 import type { Logger } from "pino";
-import { buildView, indexCluster, type ClusterIndex, type PolicyConfig } from "./policy/index.js";
+import { buildView, indexCluster, leaseNodeOf, type ClusterIndex, type PolicyConfig } from "./policy/index.js";
 import { budgetStatus, BudgetStatusWriter } from "./service/budget-status.js";
 import { Coordinator, type EventSink } from "./service/coordinator.js";
 import { leaseService } from "./service/grpc.js";
 import { EventOutbox } from "./service/outbox.js";
 import { KubeLeaseApi } from "./store/kube-leases.js";
 import { LeaseIndex } from "./store/lease-index.js";
+
+/**
+ * Of a node only what decisions and budget statuses read is kept (LeaseNode): at 10,000 nodes the
+ * whole NodeStates were most of the heap, and a change to another field no longer drops the index.
+ */
+const PROJECTIONS = { node: leaseNodeOf } satisfies StateProjections;
 
 /** How long lease changes are gathered before budget statuses are evaluated again. */
 const LEASE_STATUS_DELAY_MS = 500;
@@ -52,7 +67,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       const ready = o.readiness?.flag("state-synced", false, "state plane not yet synced");
       const nc = await connectBus(o.bus);
       const timers: NodeJS.Timeout[] = [];
-      let cache: StateCache | undefined;
+      let cache: StateCache<typeof PROJECTIONS> | undefined;
       let budgets: WorkQueue | undefined;
       let outbox: EventOutbox | undefined;
       try {
@@ -106,7 +121,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         const budgetsSoon = () => {
           for (const b of cache?.list("disruptionBudget") ?? []) budgets!.addAfter(b.name, LEASE_STATUS_DELAY_MS);
         };
-        cache = new StateCache(kv, { kinds: ["node", "pool", "lease", "disruptionBudget"], logger });
+        cache = new StateCache(kv, { kinds: ["node", "pool", "lease", "disruptionBudget"], logger, project: PROJECTIONS });
         cache.onChange((ch) => {
           if (ch.parsed.kind === "meta") return;
           if (ch.parsed.kind === "lease") {

@@ -1,9 +1,10 @@
-import type { BudgetSchedule, DisruptionBudgetState, NodeState, PoolState } from "@lockstep/contracts";
+import type { BudgetSchedule, DisruptionBudgetState, PoolState } from "@lockstep/contracts";
 import { Cron } from "croner";
 import type { PolicyConfig } from "./config.js";
 import { parseDuration } from "./duration.js";
 import { isOperationName, type OperationName } from "./operations.js";
 import { budgetMembership, type ClusterIndex } from "./cluster.js";
+import type { LeaseNode } from "./lease-node.js";
 import { primaryPool } from "./pools.js";
 
 /** A DisruptionBudget evaluated at one instant. */
@@ -80,7 +81,7 @@ function invalid(name: string, members: string[], operations: OperationName[], w
  */
 export function evaluateBudget(
   budget: DisruptionBudgetState,
-  nodes: readonly NodeState[],
+  nodes: readonly LeaseNode[],
   pools: readonly PoolState[],
   now: Date,
   policy: PolicyConfig,

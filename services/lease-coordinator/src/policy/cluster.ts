@@ -1,4 +1,5 @@
-import type { DisruptionBudgetState, NodeState, PoolState } from "@lockstep/contracts";
+import type { DisruptionBudgetState, PoolState } from "@lockstep/contracts";
+import type { LeaseNode } from "./lease-node.js";
 import { isDisruptedWithoutLease } from "./disrupted.js";
 import { primaryPool } from "./pools.js";
 import { isEmptySelector, matchesSelector, validateSelector } from "./selector.js";
@@ -13,10 +14,10 @@ export type BudgetMembership = { members: string[]; set: ReadonlySet<string> } |
  * per snapshot and drops it when nodes, pools or budgets change.
  */
 export interface ClusterIndex {
-  readonly nodes: readonly NodeState[];
+  readonly nodes: readonly LeaseNode[];
   readonly pools: readonly PoolState[];
   readonly budgets: readonly DisruptionBudgetState[];
-  node(name: string): NodeState | undefined;
+  node(name: string): LeaseNode | undefined;
   /** The node's pool as the MCO decides it (primaryPool). */
   poolOf(node: string): PoolState | undefined;
   /** Names of the nodes whose primary pool is `pool`. */
@@ -29,7 +30,7 @@ export interface ClusterIndex {
 const NONE: ReadonlySet<string> = new Set();
 
 /** Which nodes `budget` selects: by pool or by label selector (exactly one of them). */
-export function budgetMembership(budget: DisruptionBudgetState, nodes: readonly NodeState[], poolOf: (n: NodeState) => PoolState | undefined): BudgetMembership {
+export function budgetMembership(budget: DisruptionBudgetState, nodes: readonly LeaseNode[], poolOf: (n: LeaseNode) => PoolState | undefined): BudgetMembership {
   const hasSelector = !isEmptySelector(budget.nodeSelector);
   if (budget.pool !== "" && hasSelector) return { error: "set either pool or nodeSelector, not both", members: [], set: NONE };
   let members: string[];
@@ -45,8 +46,8 @@ export function budgetMembership(budget: DisruptionBudgetState, nodes: readonly 
   return { members, set: new Set(members) };
 }
 
-export function indexCluster(nodes: readonly NodeState[], pools: readonly PoolState[], budgets: readonly DisruptionBudgetState[]): ClusterIndex {
-  let byName: Map<string, NodeState> | undefined;
+export function indexCluster(nodes: readonly LeaseNode[], pools: readonly PoolState[], budgets: readonly DisruptionBudgetState[]): ClusterIndex {
+  let byName: Map<string, LeaseNode> | undefined;
   let poolByNode: Map<string, PoolState | undefined> | undefined;
   let members: Map<string, Set<string>> | undefined;
   let disrupted: Set<string> | undefined;
@@ -91,6 +92,6 @@ export function indexCluster(nodes: readonly NodeState[], pools: readonly PoolSt
 }
 
 /** The decision's cluster index: the caller's memo when given, else one built for this call. */
-export function clusterOf(observed: { nodes: readonly NodeState[]; pools: readonly PoolState[]; budgets: readonly DisruptionBudgetState[]; cluster?: ClusterIndex }): ClusterIndex {
+export function clusterOf(observed: { nodes: readonly LeaseNode[]; pools: readonly PoolState[]; budgets: readonly DisruptionBudgetState[]; cluster?: ClusterIndex }): ClusterIndex {
   return observed.cluster ?? indexCluster(observed.nodes, observed.pools, observed.budgets);
 }

@@ -1,4 +1,4 @@
-import type { AcquireRequest, NodeState, Warning } from "@lockstep/contracts";
+import type { AcquireRequest, Warning } from "@lockstep/contracts";
 import { planSlot, requiredScopes, type Scope } from "./capacity.js";
 import { clusterOf } from "./cluster.js";
 import type { PolicyConfig } from "./config.js";
@@ -14,6 +14,7 @@ import {
   type LeaseRecord,
   type LeaseWrite,
 } from "./lease-record.js";
+import type { LeaseNode } from "./lease-node.js";
 import { toNodeLease } from "./node-lease.js";
 import { operationName, type OperationName } from "./operations.js";
 import { dequeue, enqueue, pruneQueue, waitersAhead, type Waiter } from "./queue.js";
@@ -80,7 +81,7 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
     };
   }
   const op = operationName(req.operation) as OperationName;
-  const nodeState = cluster.node(req.node) as NodeState;
+  const nodeState = cluster.node(req.node) as LeaseNode;
   const scopes: Scope[] = requiredScopes(req.node, op, { ...observed, cluster }, now, policy);
   const scopeKeys = scopes.map((s) => s.key);
 

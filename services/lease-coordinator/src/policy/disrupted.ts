@@ -1,7 +1,7 @@
-import type { NodeState } from "@lockstep/contracts";
+import type { LeaseNode } from "./lease-node.js";
 
 /** Unavailable without any lease: NotReady, being deleted, or cordoned. Such nodes consume budget. */
-export function isDisruptedWithoutLease(node: NodeState): boolean {
+export function isDisruptedWithoutLease(node: LeaseNode): boolean {
   const ready = node.conditions?.find((c) => c.type === "Ready");
   return (ready !== undefined && ready.status !== "True") || node.deletionTime !== undefined || node.unschedulable;
 }

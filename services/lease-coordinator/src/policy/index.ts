@@ -9,6 +9,7 @@ export * from "./disrupted.js";
 export * from "./duration.js";
 export * from "./expiry.js";
 export * from "./holder-health.js";
+export * from "./lease-node.js";
 export * from "./lease-record.js";
 export * from "./memory-store.js";
 export * from "./node-lease.js";

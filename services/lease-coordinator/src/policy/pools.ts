@@ -1,11 +1,12 @@
-import type { NodeState, PoolState } from "@lockstep/contracts";
+import type { PoolState } from "@lockstep/contracts";
+import type { LeaseNode } from "./lease-node.js";
 import { isEmptySelector, matchesSelector } from "./selector.js";
 
 /**
  * The pool a node belongs to, as the MCO decides it: master wins, then a custom pool over worker.
  * Pools with an empty selector are ignored, as upstream does (event SelectingAll).
  */
-export function primaryPool(node: NodeState, pools: readonly PoolState[]): PoolState | undefined {
+export function primaryPool(node: LeaseNode, pools: readonly PoolState[]): PoolState | undefined {
   const matching = pools
     .filter((p) => p.nodeSelector !== undefined && !isEmptySelector(p.nodeSelector) && matchesSelector(p.nodeSelector, node.labels ?? {}))
     .sort((a, b) => a.name.localeCompare(b.name));
@@ -16,7 +17,7 @@ export function primaryPool(node: NodeState, pools: readonly PoolState[]): PoolS
   );
 }
 
-export function poolMembers(pool: PoolState, nodes: readonly NodeState[], pools: readonly PoolState[]): NodeState[] {
+export function poolMembers(pool: PoolState, nodes: readonly LeaseNode[], pools: readonly PoolState[]): LeaseNode[] {
   return nodes.filter((n) => primaryPool(n, pools)?.name === pool.name);
 }
 

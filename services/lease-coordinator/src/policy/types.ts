@@ -1,12 +1,13 @@
-import type { DisruptionBudgetState, LeaseState, NodeLease, NodeState, PoolState, Warning } from "@lockstep/contracts";
+import type { DisruptionBudgetState, LeaseState, NodeLease, PoolState, Warning } from "@lockstep/contracts";
 import type { ClusterIndex } from "./cluster.js";
+import type { LeaseNode } from "./lease-node.js";
 import type { LeaseBody, LeaseRecord, LeaseWrite } from "./lease-record.js";
 import type { ObservationLog } from "./observations.js";
 import type { WaitQueue, Waiter } from "./queue.js";
 
 /** Everything one decision reads: the state plane's view plus this replica's memory. */
 export interface ObservedState {
-  nodes: readonly NodeState[];
+  nodes: readonly LeaseNode[];
   pools: readonly PoolState[];
   budgets: readonly DisruptionBudgetState[];
   /** Lockstep's own node and slot Leases plus foreign ones from the configured namespaces. */

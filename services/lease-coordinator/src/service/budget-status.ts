@@ -1,8 +1,8 @@
 // DisruptionBudget status: valid or not (and why), what it allows now and how many of its nodes
 // are disrupted. Written only when it differs from what the object already says.
-import type { DisruptionBudgetState, NodeState, PoolState } from "@lockstep/contracts";
+import type { DisruptionBudgetState, PoolState } from "@lockstep/contracts";
 import { CustomObjectsApi, isConflict, isNotFound, makeJsonApiClient, type JsonCustomObjectsApi, type KubeConfigLike } from "@lockstep/kube/lite";
-import { evaluateBudget, indexCluster, type ClusterIndex, type PolicyConfig } from "../policy/index.js";
+import { evaluateBudget, indexCluster, type ClusterIndex, type LeaseNode, type PolicyConfig } from "../policy/index.js";
 
 export interface BudgetStatus {
   observedGeneration: number;
@@ -20,7 +20,7 @@ export interface BudgetStatus {
 /** Pure: the status a budget should show, given which nodes hold a valid lease now. */
 export function budgetStatus(
   budget: DisruptionBudgetState,
-  nodes: readonly NodeState[],
+  nodes: readonly LeaseNode[],
   pools: readonly PoolState[],
   heldNodes: ReadonlySet<string>,
   now: Date,
