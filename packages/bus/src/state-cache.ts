@@ -258,7 +258,7 @@ export class StateCache<P extends StateProjections = never> {
     if (!kindMap) this.byKind.set(parsed.kind, (kindMap = new Map()));
     kindMap.set(key, entry);
     if (e.key === SYNCED_KEY) this.syncedMarker = value as SyncMarker;
-    this.emit({ key: e.key, parsed, op: "put", value, previous: previous?.value, revision: e.revision });
+    this.emit({ key, parsed, op: "put", value, previous: previous?.value, revision: e.revision });
   }
 
   private emit(change: StateChange): void {
