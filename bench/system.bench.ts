@@ -176,6 +176,8 @@ export async function benchSystem(): Promise<BenchResult[]> {
     const latKvToWatch: number[] = [];
     const cpu0 = new Map(SERVICE_NAMES.map((s) => [s, procCpuSeconds(system.processes.get(s)!.pid!)] as const));
     const ks0 = procCpuSeconds(ks.pid);
+    const nats0 = procCpuSeconds(nats.pid()!);
+    const self0 = process.cpuUsage();
 
     // Each pool's rendered config before the upgrade: a node counts as moved only onto a newer one.
     const initialTarget = new Map(sim.world.list("pool").map((p) => [p.metadata?.name, p.spec?.configuration?.name]));
@@ -242,6 +244,10 @@ export async function benchSystem(): Promise<BenchResult[]> {
       out.push({ bench: b, metric: `${name} peak RSS (${env[name]!.NODE_OPTIONS || "node's default heap"})`, value: peak, unit: "MiB", target: "<= 150", ok: peak <= 150 });
     }
     out.push({ bench: b, metric: "kube-sim CPU while rolling", value: ((procCpuSeconds(ks.pid) - ks0) / rollS) * 100, unit: "% of 1 core" });
+    out.push({ bench: b, metric: "nats-server CPU while rolling", value: ((procCpuSeconds(nats.pid()!) - nats0) / rollS) * 100, unit: "% of 1 core" });
+    // cluster-sim runs in this process, with the probes and the bus tap: the rest of the 2 cores.
+    const self = process.cpuUsage(self0);
+    out.push({ bench: b, metric: "bench process (cluster-sim, probes) CPU while rolling", value: ((self.user + self.system) / 1e6 / rollS) * 100, unit: "% of 1 core" });
     const loadS = (tSynced - tStart) / 1000;
     out.push({ bench: b, metric: `system start → all ${total} nodes served`, value: loadS, unit: "s" });
     out.push({ bench: b, metric: `bus messages carried while loading, mean`, value: syncMsgs / loadS, unit: "msg/s" });

@@ -26,6 +26,8 @@ export interface NatsServer {
   /** Stop and delete the storage directory. */
   stop(): Promise<void>;
   readonly log: () => string;
+  /** Process id of the running server (benchmarks read its CPU). */
+  readonly pid: () => number | undefined;
 }
 
 function resolveBin(explicit?: string): string {
@@ -118,5 +120,6 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
       rmSync(dir, { recursive: true, force: true });
     },
     log: () => output,
+    pid: () => proc?.pid,
   };
 }
