@@ -19,10 +19,10 @@ import * as grpc from "@grpc/grpc-js";
 import { stateKey, UpdateStatusServiceClient } from "@lockstep/contracts";
 import { freePort, SERVICE_NAMES, startNatsServer, startSystem, type ServiceName } from "@lockstep/launcher";
 import { CoordinatorNodeLeaser } from "@lockstep/lease-client";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { parse as parseYaml } from "yaml";
 import { procCpuSeconds, procPeakRssMb, startKubeSimProcess } from "./lib/proc.js";
+import { rawNatsRatesInChild } from "./lib/raw-nats.js";
 import { RateMeter } from "./lib/rate-meter.js";
 import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
 
@@ -46,42 +46,6 @@ function chartNodeOptions(): Record<ServiceName, string> {
     out[s] = process.env.BENCH_HEAP === "node" ? "" : flags.filter(Boolean).join(" ");
   }
   return out;
-}
-
-/** Raw nats-server rates for messages of `size` bytes: core pub/sub and JetStream publish (256 in flight). */
-async function rawNatsRates(url: string, size: number): Promise<{ core: number; js: number }> {
-  const pub = await connect({ servers: url });
-  const sub = await connect({ servers: url });
-  const payload = new Uint8Array(size).fill(7);
-  let got = 0;
-  const s = sub.subscribe("bench.raw", { callback: () => void got++ });
-  await sub.flush();
-  const t0 = performance.now();
-  while (performance.now() - t0 < 3_000) {
-    for (let i = 0; i < 1_000; i++) pub.publish("bench.raw", payload);
-    await pub.flush();
-  }
-  const sent = got;
-  const core = sent / ((performance.now() - t0) / 1000);
-  s.unsubscribe();
-  const jsm = await jetstreamManager(pub);
-  await jsm.streams.add({ name: "BENCH_RAW", subjects: ["bench.js.>"] });
-  const js = jetstream(pub);
-  let acked = 0;
-  const t1 = performance.now();
-  const inflight = new Set<Promise<unknown>>();
-  while (performance.now() - t1 < 3_000) {
-    const p = js.publish(`bench.js.${acked % 1000}`, payload).then(() => void acked++);
-    inflight.add(p);
-    void p.finally(() => inflight.delete(p));
-    if (inflight.size >= 256) await Promise.race(inflight);
-  }
-  await Promise.all(inflight);
-  const jsRate = acked / ((performance.now() - t1) / 1000);
-  await jsm.streams.delete("BENCH_RAW");
-  await pub.close();
-  await sub.close();
-  return { core, js: jsRate };
 }
 
 export async function benchSystem(): Promise<BenchResult[]> {
@@ -111,6 +75,8 @@ export async function benchSystem(): Promise<BenchResult[]> {
   const t0 = performance.now();
   const sim = await startSimulation({ kc, spec, timeScale: TIME_SCALE, seed: 3, heartbeat: { intervalMs: 60_000 }, writeConcurrency: 64, leaser });
   const genS = (performance.now() - t0) / 1000;
+  let simStopped: Promise<void> | undefined;
+  const stopSim = () => (simStopped ??= sim.stop());
   const profiled = process.env.BENCH_PROFILE_SERVICE as ServiceName | undefined;
   // NODE_OPTIONS refuses --cpu-prof; a preload records the profile instead.
   const preload = join(import.meta.dirname, "lib", "cpu-profile.mjs");
@@ -219,11 +185,22 @@ export async function benchSystem(): Promise<BenchResult[]> {
     watch.cancel();
 
     const tRolled = bus.mark();
+    // CPU of the rolling phase, read before anything else runs.
+    const cpu1 = new Map(SERVICE_NAMES.map((s) => [s, procCpuSeconds(system.processes.get(s)!.pid!)] as const));
+    const ks1 = procCpuSeconds(ks.pid);
+    const nats1 = procCpuSeconds(nats.pid()!);
+    const self = process.cpuUsage(self0);
     const rollMsgs = bus.total - syncMsgs;
     const syncBest = bus.best(1_000, tStart, tSynced);
     const rollBest = bus.best(5_000, tRoll, tRolled);
     const avgSize = bus.total > 0 ? Math.round(bytes / bus.total) : 256;
-    const raw = await rawNatsRates(nats.url, avgSize);
+    // The ceiling is measured on a quiet bus: the simulator stopped and the services idle again.
+    await stopSim();
+    for (let last = -1, t = performance.now(); bus.total !== last && performance.now() - t < 30_000; ) {
+      last = bus.total;
+      await sleep(2_000);
+    }
+    const raw = await rawNatsRatesInChild(nats.url, avgSize);
     const sysRate = rollMsgs / rollS;
     const s = summary(lat);
     out.push({ bench: b, metric: "cluster generation", value: genS, unit: "s" });
@@ -239,14 +216,13 @@ export async function benchSystem(): Promise<BenchResult[]> {
     out.push({ bench: b, metric: "  ... state-plane write→watch message (aggregator) p50 / p99", value: kvToWatch.p50, unit: `ms / ${kvToWatch.p99.toFixed(0)} ms` });
     for (const name of SERVICE_NAMES) {
       const pid = system.processes.get(name)!.pid!;
-      out.push({ bench: b, metric: `${name} CPU while rolling`, value: ((procCpuSeconds(pid) - cpu0.get(name)!) / rollS) * 100, unit: "% of 1 core" });
+      out.push({ bench: b, metric: `${name} CPU while rolling`, value: ((cpu1.get(name)! - cpu0.get(name)!) / rollS) * 100, unit: "% of 1 core" });
       const peak = procPeakRssMb(pid);
       out.push({ bench: b, metric: `${name} peak RSS (${env[name]!.NODE_OPTIONS || "node's default heap"})`, value: peak, unit: "MiB", target: "<= 150", ok: peak <= 150 });
     }
-    out.push({ bench: b, metric: "kube-sim CPU while rolling", value: ((procCpuSeconds(ks.pid) - ks0) / rollS) * 100, unit: "% of 1 core" });
-    out.push({ bench: b, metric: "nats-server CPU while rolling", value: ((procCpuSeconds(nats.pid()!) - nats0) / rollS) * 100, unit: "% of 1 core" });
+    out.push({ bench: b, metric: "kube-sim CPU while rolling", value: ((ks1 - ks0) / rollS) * 100, unit: "% of 1 core" });
+    out.push({ bench: b, metric: "nats-server CPU while rolling", value: ((nats1 - nats0) / rollS) * 100, unit: "% of 1 core" });
     // cluster-sim runs in this process, with the probes and the bus tap: the rest of the 2 cores.
-    const self = process.cpuUsage(self0);
     out.push({ bench: b, metric: "bench process (cluster-sim, probes) CPU while rolling", value: ((self.user + self.system) / 1e6 / rollS) * 100, unit: "% of 1 core" });
     const loadS = (tSynced - tStart) / 1000;
     out.push({ bench: b, metric: `system start → all ${total} nodes served`, value: loadS, unit: "s" });
@@ -254,8 +230,8 @@ export async function benchSystem(): Promise<BenchResult[]> {
     out.push({ bench: b, metric: "bus messages carried while loading, best 1 s", value: syncBest, unit: "msg/s" });
     out.push({ bench: b, metric: `bus messages carried while rolling (avg ${avgSize} B), mean`, value: sysRate, unit: "msg/s" });
     out.push({ bench: b, metric: "bus messages carried while rolling, best 5 s", value: rollBest, unit: "msg/s" });
-    out.push({ bench: b, metric: `raw nats core pub/sub (${avgSize} B)`, value: raw.core, unit: "msg/s" });
-    out.push({ bench: b, metric: `raw JetStream publish, 256 in flight (${avgSize} B)`, value: raw.js, unit: "msg/s" });
+    out.push({ bench: b, metric: `raw nats core pub/sub, own process, quiet bus (${avgSize} B)`, value: raw.core, unit: "msg/s" });
+    out.push({ bench: b, metric: `raw JetStream publish, 256 in flight, own process, quiet bus (${avgSize} B)`, value: raw.js, unit: "msg/s" });
     // The load is the system at full speed: every node's snapshot through the watcher, NATS and the
     // four consumers at once. A rollout's rate is set by the simulated cluster, not by Lockstep.
     out.push({ bench: b, metric: "system while loading (best 1 s) / raw JetStream", value: syncBest / raw.js, unit: "ratio", target: ">= 0.5", ok: syncBest / raw.js >= 0.5 });
@@ -263,7 +239,7 @@ export async function benchSystem(): Promise<BenchResult[]> {
     await tap.close();
   } finally {
     status.close();
-    await sim.stop();
+    await stopSim();
     await system.stop();
     await nats.stop();
     ks.stop();
