@@ -9,7 +9,8 @@
 // BENCH_PROFILE_DIR (write a V8 CPU profile of that one service process, e.g. status-aggregator),
 // BENCH_HEAP (chart: default, each service runs with the V8 heap flags the Helm chart gives it; node:
 // node's defaults), BENCH_NODE_OPTIONS (passed to every service process instead) or
-// BENCH_NODE_OPTIONS_<SERVICE> (one service, e.g. BENCH_NODE_OPTIONS_STATUS_AGGREGATOR).
+// BENCH_NODE_OPTIONS_<SERVICE> (one service, e.g. BENCH_NODE_OPTIONS_STATUS_AGGREGATOR),
+// BENCH_BUS_TRACE=1 (print the bus rate second by second while the system loads the cluster).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -120,6 +121,11 @@ export async function benchSystem(): Promise<BenchResult[]> {
     const syncS = (performance.now() - t1) / 1000;
     const tSynced = bus.mark();
     const syncMsgs = bus.total;
+    if (process.env.BENCH_BUS_TRACE === "1") {
+      const perSecond: number[] = [];
+      for (let t = tStart; t < tSynced; t += 1_000) perSecond.push(Math.round(bus.best(1_000, t, Math.min(tSynced, t + 1_000))));
+      process.stderr.write(`bus msg/s while loading, second by second: ${perSecond.join(" ")}\n`);
+    }
 
     // Insight latency probes: toggle a probe node's cordon and time it until the watch stream shows it.
     const watch = status.watchUpdateStatus({ omitNodes: true });
