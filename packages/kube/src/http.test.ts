@@ -93,6 +93,35 @@ describe("KubeHttp against kube-sim", () => {
     expect(ended!.err).toBeUndefined();
   });
 
+  it("reads watch lines split anywhere across chunks, multi-byte characters included, and skips blank lines", async () => {
+    // The server sends the stream in pieces that cut lines and a UTF-8 character in two.
+    const lines = [{ type: "ADDED", object: { metadata: { name: "n1", labels: { k: "é€😀" } } } }, { type: "MODIFIED", object: { metadata: { name: "n2" } } }, { type: "DELETED", object: { metadata: { name: "n3" } } }];
+    const bytes = Buffer.from(`${JSON.stringify(lines[0])}\n\n${JSON.stringify(lines[1])}\n${JSON.stringify(lines[2])}\n`);
+    const cuts = [5, bytes.indexOf("€") + 1, bytes.indexOf("😀") + 2, bytes.indexOf("\n") + 1, bytes.lastIndexOf("\n") - 3, bytes.length];
+    const server = createServer(async (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      let from = 0;
+      for (const cut of cuts) {
+        res.write(bytes.subarray(from, cut));
+        from = cut;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const h = new KubeHttp(kubeAccessForUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, "secret"));
+      const events: unknown[] = [];
+      let ended: { err: unknown } | undefined;
+      await h.watch("/api/v1/nodes", {}, (type, object) => events.push({ type, object }), (err) => (ended = { err }));
+      await until(() => ended !== undefined);
+      expect(ended!.err).toBeUndefined();
+      expect(events).toEqual(lines);
+    } finally {
+      server.close();
+    }
+  });
+
   it("rejects a watch the server refuses", async () => {
     const h = new KubeHttp(kubeAccessForUrl(sim.url, "secret"));
     const err = await h.watch("/apis/nope.example/v1/things", {}, () => {}, () => {}).catch((e: unknown) => e);

@@ -99,33 +99,54 @@ export class KubeHttp {
       const text = await readAll(res).catch(() => "");
       throw new KubeApiError(status, text, `watch ${path}`);
     }
-    res.setEncoding("utf8");
-    let rest = "";
-    res.on("data", (chunk: string) => {
-      const text = rest + chunk;
+    // Lines are found in the raw bytes and only each line is decoded, straight into the string
+    // JSON.parse reads: no decoded copy of every chunk, no concatenation to flatten. A newline byte
+    // never occurs inside a UTF-8 multi-byte sequence, so splitting bytes at it is exact.
+    let rest: Buffer | undefined;
+    res.on("data", (chunk: Buffer) => {
+      let buf = chunk;
       let from = 0;
-      let nl: number;
-      while ((nl = text.indexOf("\n", from)) >= 0) {
-        const line = text.slice(from, nl);
-        from = nl + 1;
-        if (!line.trim()) continue;
-        let event: { type?: string; object?: unknown };
-        try {
-          event = JSON.parse(line);
-        } catch (err) {
-          res.destroy();
-          finish(err);
+      if (rest !== undefined) {
+        const nl = chunk.indexOf(10);
+        if (nl < 0) {
+          rest = Buffer.concat([rest, chunk]);
           return;
         }
-        onEvent(event.type ?? "", event.object);
-        if (finished) return;
+        buf = Buffer.concat([rest, chunk.subarray(0, nl + 1)]);
+        rest = undefined;
+        if (!this.onLine(buf, 0, buf.length - 1, onEvent, res, finish) || finished) return;
+        buf = chunk;
+        from = nl + 1;
       }
-      rest = text.slice(from);
+      let nl: number;
+      while ((nl = buf.indexOf(10, from)) >= 0) {
+        const start = from;
+        from = nl + 1;
+        if (!this.onLine(buf, start, nl, onEvent, res, finish) || finished) return;
+      }
+      // A partial line is copied: the chunk's memory is not kept alive for its tail.
+      if (from < buf.length) rest = Buffer.from(buf.subarray(from));
     });
     res.on("end", () => finish());
     res.on("error", (err) => finish(err));
     res.on("close", () => finish(res.complete ? undefined : new Error("watch connection closed")));
     return { abort: () => (controller.abort(), res.destroy(), finish()) };
+  }
+
+  /** Parses one watch line (bytes [start, end)) and hands on its event; false if it is not JSON. */
+  private onLine(buf: Buffer, start: number, end: number, onEvent: (type: string, obj: any) => void, res: http.IncomingMessage, finish: (err?: unknown) => void): boolean {
+    let event: { type?: string; object?: unknown };
+    try {
+      event = JSON.parse(buf.toString("utf8", start, end));
+    } catch (err) {
+      // Blank lines (keep-alives) are skipped; anything else that is not JSON ends the watch.
+      if (buf.subarray(start, end).toString("utf8").trim() === "") return true;
+      res.destroy();
+      finish(err);
+      return false;
+    }
+    onEvent(event.type ?? "", event.object);
+    return true;
   }
 
   private async headers(): Promise<Record<string, string>> {

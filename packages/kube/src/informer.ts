@@ -157,8 +157,7 @@ export class Informer<T extends KubernetesObject> {
       });
       if (this.stopped) return;
       for (const item of page.items ?? []) {
-        // Lists carry no kind/apiVersion per item; restore them so consumers see whole objects.
-        const obj = { apiVersion: this.resource.apiVersion, kind: this.resource.kind, ...item } as T;
+        const obj = this.whole(item);
         seen.add(keyOf(obj));
         this.upsert(obj);
       }
@@ -175,6 +174,17 @@ export class Informer<T extends KubernetesObject> {
     const initial = !this.listedOnce;
     this.listedOnce = true;
     this.handlers.listed?.({ initial, count: this.cache.size });
+  }
+
+  /**
+   * The object with its apiVersion and kind (lists carry none per item; watch events do). The object
+   * was just parsed and is ours, so it is completed in place rather than copied for every event.
+   */
+  private whole(obj: T): T {
+    if (obj === null || typeof obj !== "object") return { apiVersion: this.resource.apiVersion, kind: this.resource.kind } as T;
+    if (obj.apiVersion === undefined) obj.apiVersion = this.resource.apiVersion;
+    if (obj.kind === undefined) obj.kind = this.resource.kind;
+    return obj;
   }
 
   private upsert(obj: T): void {
@@ -203,7 +213,7 @@ export class Informer<T extends KubernetesObject> {
           if (obj?.code === 410) gone = true;
           return;
         }
-        if (type === "ADDED" || type === "MODIFIED") this.upsert({ apiVersion: this.resource.apiVersion, kind: this.resource.kind, ...obj });
+        if (type === "ADDED" || type === "MODIFIED") this.upsert(this.whole(obj));
         else if (type === "DELETED") {
           const k = keyOf(obj);
           const old = this.cache.get(k);
