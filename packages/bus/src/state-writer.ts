@@ -2,6 +2,7 @@
 // resourceVersion bumps that normalise away) never reaches the bus. Callers state the desired value
 // of a key; the writer converges the bucket to it: writes are pipelined across keys, never
 // concurrent for one key (so they land in order), and retried with backoff while NATS is away.
+import { hash } from "node:crypto";
 import type { KV } from "@nats-io/kv";
 import { encode, stateKey, StateKinds, type StateKindName, type StateOf } from "@lockstep/contracts";
 import type { Logger } from "pino";
@@ -26,14 +27,16 @@ export interface StateWriterOptions {
 type SubjectAware = { subjectForKey(key: string, edit?: boolean): string; encodeKey(key: string): string };
 const isSubjectAware = (kv: object): kv is SubjectAware => typeof (kv as Partial<SubjectAware>).subjectForKey === "function" && typeof (kv as Partial<SubjectAware>).encodeKey === "function";
 
-/** A value to converge to (null: delete), with its text form (asText) computed once. */
-type Desired = { bytes: Uint8Array; text: string; since: number } | { bytes: null; text: null; since: number };
+/** A value to converge to (null: delete), with its digest computed once. */
+type Desired = { bytes: Uint8Array; digest: string; since: number } | { bytes: null; digest: null; since: number };
 
 export class StateWriter {
   /**
-   * What the bucket holds per key, as a latin1 string of the value's bytes: exact like the bytes,
-   * but in V8's heap instead of one malloc'd backing store per key (10,000 long-lived small blocks
-   * fragment the C heap, which never shrinks back).
+   * What the bucket holds per key, as the SHA-256 digest of the value's bytes (a 32-char latin1
+   * string, in V8's heap rather than one malloc'd block per key). Two different values share a
+   * digest with odds of about 2^-256 per comparison (each value is only ever compared with its own
+   * key's previous one), so an unchanged value is told apart as surely as by its bytes, at 32 bytes
+   * per key instead of the value's ~700 (about 7 MiB less live heap at 10,000 nodes).
    */
   private readonly known = new Map<string, string>();
   private readonly desired = new Map<string, Desired>();
@@ -52,7 +55,7 @@ export class StateWriter {
 
   /** Seeds what the bucket holds (e.g. from a StateCache), so unchanged values are not rewritten. */
   prime(entries: Iterable<[string, Uint8Array]>): void {
-    for (const [k, v] of entries) this.known.set(k, asText(v));
+    for (const [k, v] of entries) this.known.set(k, digestOf(v));
   }
 
   /** Keys the bucket holds or will hold once pending writes land. */
@@ -67,18 +70,18 @@ export class StateWriter {
   }
 
   set(key: string, bytes: Uint8Array, since = Date.now()): void {
-    const text = asText(bytes);
-    if (!this.desired.has(key) && !this.inFlight.has(key) && this.known.get(key) === text) {
+    const digest = digestOf(bytes);
+    if (!this.desired.has(key) && !this.inFlight.has(key) && this.known.get(key) === digest) {
       this.o.onSuppressed?.(key);
       return;
     }
-    this.desired.set(key, { bytes, text, since: this.desired.get(key)?.since ?? since });
+    this.desired.set(key, { bytes, digest, since: this.desired.get(key)?.since ?? since });
     this.pump();
   }
 
   remove(key: string, since = Date.now()): void {
     if (!this.desired.has(key) && !this.inFlight.has(key) && !this.known.has(key)) return;
-    this.desired.set(key, { bytes: null, text: null, since: this.desired.get(key)?.since ?? since });
+    this.desired.set(key, { bytes: null, digest: null, since: this.desired.get(key)?.since ?? since });
     this.pump();
   }
 
@@ -119,9 +122,9 @@ export class StateWriter {
       if (d.bytes === null) {
         if (current !== undefined) await this.kv.delete(key);
         this.known.delete(key);
-      } else if (current !== d.text) {
+      } else if (current !== d.digest) {
         await (this.putVia ? this.putVia(key, d.bytes) : this.kv.put(key, d.bytes));
-        this.known.set(key, d.text);
+        this.known.set(key, d.digest);
       }
       if (this.desired.get(key) === d) this.desired.delete(key);
       this.retryDelayMs = 100;
@@ -142,7 +145,7 @@ export class StateWriter {
   }
 }
 
-/** The bytes as a one-byte string (latin1 maps each byte to one char), for exact comparison. */
-function asText(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+/** SHA-256 of the bytes as a one-byte string (latin1 maps each byte to one char). */
+function digestOf(bytes: Uint8Array): string {
+  return hash("sha256", bytes, "binary"); // "binary" is latin1
 }
