@@ -5,7 +5,7 @@
 //
 // Two replicas are safe without leader election: both compute the same snapshot from the same API
 // objects and write identical bytes, which consumers ignore (StateCache drops identical rewrites).
-import { encode, parseStateKey, stateKey, StateKinds, SyncMarker, type StateKindName } from "@lockstep/contracts";
+import { encode, parseStateKey, stateKey, StateKinds, SyncMarker, type Codec, type StateKindName } from "@lockstep/contracts";
 import { StateWriter, type JetStreamPublisher } from "@lockstep/bus";
 import { Informer, metadataOnly, type KubeConfigLike, type KubernetesObject } from "@lockstep/kube/lite";
 import type { KV } from "@nats-io/kv";
@@ -34,6 +34,15 @@ export class StateSync {
   private readonly listed = new Set<string>();
   private readonly missing = new Set<string>();
   private syncedWritten = false;
+  /**
+   * One protobuf writer for every snapshot: finish() copies out the bytes and rewinds it, keeping its
+   * grown buffer, where a writer per encode grows a new one by doubling from a few bytes every time.
+   */
+  private readonly protoWriter = (() => {
+    const w = SyncMarker.encode(SyncMarker.fromPartial({})); // the codecs' writer class, without a dependency on it
+    w.finish();
+    return w;
+  })();
   private syncedResolve!: () => void;
   /** Resolves once meta.synced has been written. */
   readonly synced = new Promise<void>((r) => (this.syncedResolve = r));
@@ -98,7 +107,7 @@ export class StateSync {
       this.writer.remove(key, since);
       return;
     }
-    this.writer.set(key, encode(StateKinds[w.kind].codec as never, snapshot as never), since);
+    this.writer.set(key, (StateKinds[w.kind].codec as Codec<unknown>).encode(snapshot, this.protoWriter).finish(), since);
   }
 
   /** Deletes keys this resource owns whose objects are not in the informer's cache. */
