@@ -94,7 +94,7 @@ export async function benchWatcherPath(): Promise<BenchResult[]> {
   let rv = 1;
   const state = Array.from({ length: NODES }, () => ({ beat: 0, state: "Done", current: CFG_OLD }));
   const list = Buffer.from(JSON.stringify({ kind: "NodeList", apiVersion: "v1", metadata: { resourceVersion: String(rv) }, items: state.map((s, i) => node(i, rv, s)) }));
-  // A raw HTTP/1.1 server (GETs only): node's http server can leave a streamed response corked.
+  // A raw HTTP/1.1 server (GETs only, pre-built answers), so the API side costs little next to the watcher.
   let watch: { sock: net.Socket; write(text: string): void; end(): void } | undefined;
   const server = net.createServer((sock) => {
     let buf = "";
