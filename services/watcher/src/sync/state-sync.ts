@@ -12,6 +12,7 @@ import type { KV } from "@nats-io/kv";
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { WatcherMetrics } from "../metrics.js";
+import { SnapshotEncoder } from "./snapshot-encoder.js";
 import { keyFor, ownsKey, watchedResources, type Watched, type WatchSettings } from "./watched.js";
 
 export interface StateSyncOptions extends WatchSettings {
@@ -34,15 +35,8 @@ export class StateSync {
   private readonly listed = new Set<string>();
   private readonly missing = new Set<string>();
   private syncedWritten = false;
-  /**
-   * One protobuf writer for every snapshot: finish() copies out the bytes and rewinds it, keeping its
-   * grown buffer, where a writer per encode grows a new one by doubling from a few bytes every time.
-   */
-  private readonly protoWriter = (() => {
-    const w = SyncMarker.encode(SyncMarker.fromPartial({})); // the codecs' writer class, without a dependency on it
-    w.finish();
-    return w;
-  })();
+  /** One protobuf writer for every snapshot (snapshot-encoder.ts). */
+  private readonly encoder = new SnapshotEncoder();
   private syncedResolve!: () => void;
   /** Resolves once meta.synced has been written. */
   readonly synced = new Promise<void>((r) => (this.syncedResolve = r));
@@ -97,9 +91,10 @@ export class StateSync {
     const since = Date.now();
     this.o.metrics?.events.inc({ resource: w.name, type });
     const key = keyFor(w, obj as never);
-    let snapshot: unknown;
+    let bytes: Uint8Array;
     try {
-      snapshot = w.normalize(obj as never);
+      // A value the wire type refuses (an int32 out of range) throws in encode: malformed too.
+      bytes = this.encoder.encode(StateKinds[w.kind].codec as Codec<unknown>, w.normalize(obj as never));
     } catch (err) {
       // Bad data never stops the watcher: the object is reported and left out of the state plane.
       this.o.metrics?.errors.inc({ resource: w.name, stage: "normalize" });
@@ -107,7 +102,7 @@ export class StateSync {
       this.writer.remove(key, since);
       return;
     }
-    this.writer.set(key, (StateKinds[w.kind].codec as Codec<unknown>).encode(snapshot, this.protoWriter).finish(), since);
+    this.writer.set(key, bytes, since);
   }
 
   /** Deletes keys this resource owns whose objects are not in the informer's cache. */
