@@ -16,6 +16,22 @@ const node = (name: string, message: string): NodeInsight => ({
 });
 
 describe("NodeFieldCache", () => {
+  it("remembers a change only for a node it holds: others are encoded when first asked for anyway", () => {
+    const cache = new NodeFieldCache();
+    const world = new Map([["a", node("a", "one")], ["c", node("c", "three")]]);
+    const encoded: string[] = [];
+    const encode = (n: string) => (encoded.push(n), encodeNodeField(world.get(n)!));
+    const names = ["a", "c"];
+    const blob = cache.bytes(names, encode);
+    // Nodes that appeared and left between two answers: nothing to re-encode, the same buffer.
+    for (const gone of ["b", "d", "0", "zz"]) cache.changed(gone);
+    expect(cache.bytes(names, encode)).toBe(blob);
+    cache.changed("c");
+    world.set("c", node("c", "changed"));
+    expect(cache.bytes(names, encode)).toEqual(Buffer.concat(names.map((n) => encodeNodeField(world.get(n)!))));
+    expect(encoded).toEqual(["a", "c", "c"]);
+  });
+
   it("concatenates name-ordered node fields, re-encoding only changed and new nodes", () => {
     const cache = new NodeFieldCache();
     let world = new Map([["a", node("a", "one")], ["b", node("b", "two")], ["d", node("d", "four")]]);

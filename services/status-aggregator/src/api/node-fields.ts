@@ -11,9 +11,25 @@ export class NodeFieldCache {
   private blob: Buffer = Buffer.alloc(0);
   private readonly stale = new Set<string>();
 
-  /** A node's insight changed (or it is new): its bytes are encoded again when next asked for. */
+  /**
+   * A node's insight changed (or it is new): its bytes are encoded again when next asked for. Only a
+   * name the buffer holds is remembered (one not held is encoded anyway), so names of nodes that
+   * come and go while nobody asks for the bytes do not pile up.
+   */
   changed(name: string): void {
-    this.stale.add(name);
+    if (this.holds(name)) this.stale.add(name);
+  }
+
+  /** Binary search of the held names (sorted as `bytes` requires). */
+  private holds(name: string): boolean {
+    let lo = 0;
+    let hi = this.names.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.names[mid]! < name) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.names.length && this.names[lo] === name;
   }
 
   /**
