@@ -102,18 +102,20 @@ export class KubeHttp {
     // Lines are found in the raw bytes and only each line is decoded, straight into the string
     // JSON.parse reads: no decoded copy of every chunk, no concatenation to flatten. A newline byte
     // never occurs inside a UTF-8 multi-byte sequence, so splitting bytes at it is exact.
-    let rest: Buffer | undefined;
+    // The parts of a line not yet complete; joined once when its newline arrives (joining on every
+    // chunk would copy a long line's head again and again).
+    let rest: Buffer[] = [];
     res.on("data", (chunk: Buffer) => {
       let buf = chunk;
       let from = 0;
-      if (rest !== undefined) {
+      if (rest.length > 0) {
         const nl = chunk.indexOf(10);
         if (nl < 0) {
-          rest = Buffer.concat([rest, chunk]);
+          rest.push(Buffer.from(chunk));
           return;
         }
-        buf = Buffer.concat([rest, chunk.subarray(0, nl + 1)]);
-        rest = undefined;
+        buf = Buffer.concat([...rest, chunk.subarray(0, nl + 1)]);
+        rest = [];
         if (!this.onLine(buf, 0, buf.length - 1, onEvent, res, finish) || finished) return;
         buf = chunk;
         from = nl + 1;
@@ -125,7 +127,7 @@ export class KubeHttp {
         if (!this.onLine(buf, start, nl, onEvent, res, finish) || finished) return;
       }
       // A partial line is copied: the chunk's memory is not kept alive for its tail.
-      if (from < buf.length) rest = Buffer.from(buf.subarray(from));
+      if (from < buf.length) rest = [Buffer.from(buf.subarray(from))];
     });
     res.on("end", () => finish());
     res.on("error", (err) => finish(err));

@@ -34,7 +34,12 @@ export function watcherRunnable(o: WatcherOptions): Runnable {
         // Read what the bucket holds so unchanged objects are not rewritten and vanished ones deleted.
         const cache = new StateCache(kv, { logger: o.logger });
         await cache.start();
-        const existing = [...cache.keys()].map((k) => [k, cache.getByKey(k)!.bytes] as [string, Uint8Array]);
+        // The watcher's cache projects nothing, so every entry has its bytes.
+        const existing: Array<[string, Uint8Array]> = [];
+        for (const k of cache.keys()) {
+          const bytes = cache.getByKey(k)?.bytes;
+          if (bytes) existing.push([k, bytes]);
+        }
         cache.stop();
         const sync = new StateSync({
           ...o,
