@@ -1,39 +1,17 @@
 // The simulator's only door to the API server: plain JSON over the lite client's one keep-alive agent
 // (no client-node model (de)serialisation: a tenth of the simulator's CPU at 10,000 nodes), bounded
 // concurrency, counters. Objects go out as given and come back as the server sent them.
-import { KubeApiError, KubeHttp, statusCode, type KubeConfigLike } from "@lockstep/kube/lite";
+import { collectionPath, KubeApiError, KubeHttp, Resources, statusCode, type KubeConfigLike, type ResourceType } from "@lockstep/kube/lite";
 import type { KubeObject } from "./types.js";
 
-interface KindInfo {
-  group: string;
-  version: string;
-  plural: string;
-  namespaced: boolean;
-  core?: boolean;
-}
+// The kinds the simulator writes: the shared resource table, plus Namespace (Lockstep never writes one).
+const NAMESPACE: ResourceType = { apiVersion: "v1", kind: "Namespace", plural: "namespaces", namespaced: false };
+const KINDS = new Map<string, ResourceType>([NAMESPACE, ...Object.values(Resources)].map((r) => [r.kind, r]));
 
-const KINDS: Record<string, KindInfo> = {
-  Namespace: { group: "", version: "v1", plural: "namespaces", namespaced: false, core: true },
-  Node: { group: "", version: "v1", plural: "nodes", namespaced: false, core: true },
-  Pod: { group: "", version: "v1", plural: "pods", namespaced: true, core: true },
-  ConfigMap: { group: "", version: "v1", plural: "configmaps", namespaced: true, core: true },
-  PodDisruptionBudget: { group: "policy", version: "v1", plural: "poddisruptionbudgets", namespaced: true, core: true },
-  ClusterVersion: { group: "config.openshift.io", version: "v1", plural: "clusterversions", namespaced: false },
-  ClusterOperator: { group: "config.openshift.io", version: "v1", plural: "clusteroperators", namespaced: false },
-  Infrastructure: { group: "config.openshift.io", version: "v1", plural: "infrastructures", namespaced: false },
-  MachineConfig: { group: "machineconfiguration.openshift.io", version: "v1", plural: "machineconfigs", namespaced: false },
-  MachineConfigPool: { group: "machineconfiguration.openshift.io", version: "v1", plural: "machineconfigpools", namespaced: false },
-  MachineSet: { group: "machine.openshift.io", version: "v1beta1", plural: "machinesets", namespaced: true },
-};
-
-/** Kinds whose patch the simulator sends; ConfigMaps have no status subresource (patched whole). */
+/** Built-in kinds: the API server keeps a status given on create (custom resources drop it). */
+const BUILT_IN = new Set(["Namespace", "Node", "Pod", "ConfigMap", "PodDisruptionBudget"]);
+/** Built-in kinds whose patch the simulator sends; ConfigMaps have no status subresource (patched whole). */
 const PATCHABLE = new Set(["Node", "Pod", "ConfigMap"]);
-
-/** Collection path of a kind: /api/v1[/namespaces/ns]/plural or /apis/group/version[/namespaces/ns]/plural. */
-function collection(k: KindInfo, namespace: string): string {
-  const root = k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`;
-  return k.namespaced ? `${root}/namespaces/${encodeURIComponent(namespace)}/${k.plural}` : `${root}/${k.plural}`;
-}
 
 /** Deleting what is already gone is the outcome a delete wants. */
 const GONE = [404] as const;
@@ -95,8 +73,8 @@ export class KubeWriter {
     if (status < 200 || status >= 300) throw new KubeApiError(status, text, `${method} ${path}`);
   }
 
-  private info(kind: string): KindInfo {
-    const k = KINDS[kind];
+  private info(kind: string): ResourceType {
+    const k = KINDS.get(kind);
     if (!k) throw new Error(`cluster-sim cannot write kind ${kind}`);
     return k;
   }
@@ -105,8 +83,8 @@ export class KubeWriter {
   async create(obj: KubeObject): Promise<KubeObject> {
     const k = this.info(obj.kind);
     const ns = obj.metadata.namespace ?? "";
-    const created = await this.run(`create ${k.plural}`, () => this.http.request<KubeObject>("POST", collection(k, ns), { body: obj }));
-    if (obj.status !== undefined && !k.core && JSON.stringify(created.status) !== JSON.stringify(obj.status)) {
+    const created = await this.run(`create ${k.plural}`, () => this.http.request<KubeObject>("POST", collectionPath(k, ns), { body: obj }));
+    if (obj.status !== undefined && !BUILT_IN.has(obj.kind) && JSON.stringify(created.status) !== JSON.stringify(obj.status)) {
       return this.mergePatch(obj.kind, obj.metadata.name, { status: obj.status }, { namespace: ns, status: true });
     }
     return created;
@@ -120,22 +98,22 @@ export class KubeWriter {
     const k = this.info(kind);
     const ns = o.namespace ?? "";
     return this.run(`patch ${k.plural}${o.status ? "/status" : ""}`, async () => {
-      if (k.core && !PATCHABLE.has(kind)) throw new Error(`patch of ${kind} not supported`);
+      if (BUILT_IN.has(kind) && !PATCHABLE.has(kind)) throw new Error(`patch of ${kind} not supported`);
       const sub = o.status && kind !== "ConfigMap" ? "/status" : "";
-      return this.http.request<KubeObject>("PATCH", `${collection(k, ns)}/${encodeURIComponent(name)}${sub}`, { body, contentType: "application/merge-patch+json" });
+      return this.http.request<KubeObject>("PATCH", `${collectionPath(k, ns)}/${encodeURIComponent(name)}${sub}`, { body, contentType: "application/merge-patch+json" });
     });
   }
 
   /** Strategic merge patch of a node's status (what a kubelet sends: conditions merge by type). */
   async patchNodeStatusStrategic(name: string, body: unknown): Promise<KubeObject> {
     return this.run("patch nodes/status", () =>
-      this.http.request<KubeObject>("PATCH", `/api/v1/nodes/${encodeURIComponent(name)}/status`, { body, contentType: "application/strategic-merge-patch+json" }),
+      this.http.request<KubeObject>("PATCH", `${collectionPath(Resources.node)}/${encodeURIComponent(name)}/status`, { body, contentType: "application/strategic-merge-patch+json" }),
     );
   }
 
   async evict(namespace: string, name: string): Promise<EvictResult> {
     try {
-      const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}/eviction`;
+      const path = `${collectionPath(Resources.pod, namespace)}/${encodeURIComponent(name)}/eviction`;
       await this.run("create pods/eviction", () => this.send("POST", path, undefined, { apiVersion: "policy/v1", kind: "Eviction", metadata: { name, namespace } }), [429, 404]);
       return "evicted";
     } catch (err) {
@@ -148,7 +126,7 @@ export class KubeWriter {
 
   async deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Promise<void> {
     try {
-      const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}`;
+      const path = `${collectionPath(Resources.pod, namespace)}/${encodeURIComponent(name)}`;
       await this.run("delete pods", () => this.send("DELETE", path, { gracePeriodSeconds }), GONE);
     } catch (err) {
       if (statusCode(err) !== 404) throw err;
@@ -157,7 +135,7 @@ export class KubeWriter {
 
   async deletePdb(namespace: string, name: string): Promise<void> {
     try {
-      const path = `/apis/policy/v1/namespaces/${encodeURIComponent(namespace)}/poddisruptionbudgets/${encodeURIComponent(name)}`;
+      const path = `${collectionPath(Resources.podDisruptionBudget, namespace)}/${encodeURIComponent(name)}`;
       await this.run("delete poddisruptionbudgets", () => this.send("DELETE", path), GONE);
     } catch (err) {
       if (statusCode(err) !== 404) throw err;
