@@ -16,6 +16,7 @@ import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
 import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
+import { LeaseAuth } from "../src/auth/lease-auth.js";
 import { validatePolicy, type PolicyConfig } from "../src/policy/index.js";
 import { createLeaseCoordinator } from "../src/runnable.js";
 import type { Coordinator } from "../src/service/coordinator.js";
@@ -37,6 +38,8 @@ export interface WorldOptions {
   pools?: Record<string, string>;
   replicas?: number;
   policy?: Partial<PolicyConfig>;
+  /** The replicas' caller authentication; default none (these tests are about the policy). */
+  auth?: (sim: KubeSim) => LeaseAuth;
 }
 
 export interface World {
@@ -108,6 +111,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       kc: kubeConfigForUrl(sim.url),
       bus: { servers: nats.url },
       policy,
+      auth: o.auth?.(sim) ?? new LeaseAuth({ mode: "none", logger: silentLogger() }),
       logger: silentLogger(),
       sweepIntervalMs: 200,
       budgetResyncMs: 1_000,
