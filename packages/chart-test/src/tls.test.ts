@@ -189,11 +189,19 @@ describe("client certificates", () => {
     for (const d of deployments(manifests)) expect(envOf(d)).toMatchObject({ GRPC_TLS_CA: "/etc/lockstep/tls/ca.crt", GRPC_TLS_REQUIRE_CLIENT_CERT: "true" });
   });
 
-  it.each(["mtls", "token,mtls"])("LEASE_AUTH %s: the lease-coordinator alone gets the CA to verify callers' certificates", (mode) => {
+  // grpc-js asks for a client certificate only when it also demands one (createSsl's
+  // checkClientCertificate), so mtls alone makes the lease-coordinator demand it; token,mtls cannot
+  // (token callers have no certificate) and only hands it the CA.
+  it.each([
+    ["mtls", "true"],
+    ["token,mtls", undefined],
+  ])("LEASE_AUTH %s: the lease-coordinator alone gets the CA to verify callers' certificates (required: %s)", (mode, required) => {
     const { manifests } = renderChart(chartDir, { values: { leaseAuth: { mode } } });
     for (const d of deployments(manifests)) {
       const name = d.metadata.labels["app.kubernetes.io/component"];
-      expect(envOf(d).GRPC_TLS_CA, name).toBe(name === "lease-coordinator" ? "/etc/lockstep/tls/ca.crt" : undefined);
+      const lc = name === "lease-coordinator";
+      expect(envOf(d).GRPC_TLS_CA, name).toBe(lc ? "/etc/lockstep/tls/ca.crt" : undefined);
+      expect(envOf(d).GRPC_TLS_REQUIRE_CLIENT_CERT, name).toBe(lc ? required : undefined);
     }
   });
 

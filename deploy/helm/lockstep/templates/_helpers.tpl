@@ -81,13 +81,19 @@ app.kubernetes.io/component: {{ .name }}
   value: /etc/lockstep/tls/tls.crt
 - name: GRPC_TLS_KEY
   value: /etc/lockstep/tls/tls.key
-{{- /* The CA checks client certificates: for every service with requireClientCert, and for the
-lease-coordinator when LEASE_AUTH accepts mTLS identities. */}}
-{{- if or $g.grpcTls.requireClientCert (and (eq .name "lease-coordinator") (include "lockstep.leaseAuthMtls" .root)) }}
+{{- /*
+The CA checks client certificates: for every service with requireClientCert, and for the
+lease-coordinator when LEASE_AUTH accepts mTLS identities. With LEASE_AUTH=mtls alone every caller
+needs a certificate, so the lease-coordinator demands one; with token,mtls it must not (token
+callers have none), so it only gets the CA.
+*/}}
+{{- $leaseMtls := and (eq .name "lease-coordinator") (include "lockstep.leaseAuthMtls" .root) }}
+{{- $requireCert := or $g.grpcTls.requireClientCert (and (eq .name "lease-coordinator") (eq .root.Values.leaseAuth.mode "mtls")) }}
+{{- if or $requireCert $leaseMtls }}
 - name: GRPC_TLS_CA
   value: /etc/lockstep/tls/ca.crt
 {{- end }}
-{{- if $g.grpcTls.requireClientCert }}
+{{- if $requireCert }}
 - name: GRPC_TLS_REQUIRE_CLIENT_CERT
   value: "true"
 {{- end }}
