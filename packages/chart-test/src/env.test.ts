@@ -26,15 +26,6 @@ function podEnv(env: Array<{ name: string; value?: string; valueFrom?: { secretK
 /** Variables read by node itself rather than by the service's config. */
 const NODE_RUNTIME_VARS = new Set(["NODE_OPTIONS"]);
 
-/**
- * Variables of a feature whose chart side lands before its service code: the chart already sets
- * them, the service's config schema does not read them yet. LEASE_AUTH (authentication and
- * authorization of the LeaseService's callers, chart values leaseAuth.*): LEASE_AUTH and
- * LEASE_AUTH_CACHE_TTL on the lease-coordinator. Until then values.schema.json checks their values
- * (mode enum, duration); once the schema reads a variable it is checked like any other and the
- * entry here no longer matters: delete it then.
- */
-const PENDING_VARS: Record<string, Set<string>> = { "lease-coordinator": new Set(["LEASE_AUTH", "LEASE_AUTH_CACHE_TTL"]) };
 
 const maxValues = parse(readFileSync(join(chartDir, "ci/max-values.yaml"), "utf8")) as Values;
 
@@ -50,6 +41,6 @@ describe.each([
     const result = schema.safeParse(env);
     expect(result.success ? [] : result.error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`)).toEqual([]);
     expect(schema.shape, "config schema exposes its variables").toBeDefined();
-    expect(Object.keys(env).filter((k) => !(k in schema.shape!) && !NODE_RUNTIME_VARS.has(k) && !PENDING_VARS[service]?.has(k))).toEqual([]);
+    expect(Object.keys(env).filter((k) => !(k in schema.shape!) && !NODE_RUNTIME_VARS.has(k))).toEqual([]);
   });
 });

@@ -12,16 +12,6 @@ import { renderChart } from "./chart.js";
 const SERVICES = ["watcher", "lease-coordinator", "skew-enforcer", "bootimage-updater", "status-aggregator"];
 const NAMESPACE = "lockstep";
 
-/**
- * Grants of a feature whose chart side lands before its service code. LEASE_AUTH (authentication
- * and authorization of the LeaseService's callers, chart values leaseAuth.*): the lease-coordinator
- * will create a TokenReview per bearer token and a SubjectAccessReview per call. The chart may
- * grant these while the code does not call them yet; once it does, the ordinary comparison covers
- * them (the scanner knows AuthenticationV1Api / AuthorizationV1Api) and these entries should go.
- */
-const PENDING_GRANTS: Record<string, string[]> = {
-  "lease-coordinator": ["authentication.k8s.io|tokenreviews|create", "authorization.k8s.io|subjectaccessreviews|create"],
-};
 
 function sources(service: string): Record<string, string> {
   const root = join(servicesDir, service, "src");
@@ -49,7 +39,7 @@ describe.each(SERVICES)("%s", (svc) => {
     const chart = new Set(grants(svc).map(tripleKey));
     const where = (k: string) => scan.calls.filter((c) => tripleKey(c) === k).map((c) => `${c.call} at ${c.file}:${c.line}`);
     const missing = [...code].filter((k) => !chart.has(k)).map((k) => `${k} (called by ${where(k).join(", ")})`);
-    const extra = [...chart].filter((k) => !code.has(k) && !PENDING_GRANTS[svc]?.includes(k));
+    const extra = [...chart].filter((k) => !code.has(k));
     expect({ missing, extra }).toEqual({ missing: [], extra: [] });
   });
 
@@ -107,9 +97,5 @@ describe("LEASE_AUTH: what the lease-coordinator may ask the API server", () => 
     ["none", []],
   ])("mode %s: %j", (mode, expected) => {
     expect(reviews(mode)).toEqual(expected);
-  });
-
-  it("the grants are exactly the pending LEASE_AUTH entries, so the allowance above hides nothing else", () => {
-    expect(reviews("token").map((k) => k.replace(/\|cluster$/, ""))).toEqual([...PENDING_GRANTS["lease-coordinator"]!].sort());
   });
 });

@@ -190,11 +190,10 @@ describe("client certificates", () => {
   });
 
   // grpc-js asks for a client certificate only when it also demands one (createSsl's
-  // checkClientCertificate), so mtls alone makes the lease-coordinator demand it; token,mtls cannot
-  // (token callers have no certificate) and only hands it the CA.
+  // checkClientCertificate), so any mode with mtls makes the lease-coordinator demand it.
   it.each([
     ["mtls", "true"],
-    ["token,mtls", undefined],
+    ["token,mtls", "true"],
   ])("LEASE_AUTH %s: the lease-coordinator alone gets the CA to verify callers' certificates (required: %s)", (mode, required) => {
     const { manifests } = renderChart(chartDir, { values: { leaseAuth: { mode } } });
     for (const d of deployments(manifests)) {

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
+import { checkServerIdentity } from "node:tls";
 import { credentials, Metadata, type ChannelCredentials } from "@grpc/grpc-js";
 import { loadKubeAccess } from "@lockstep/kube/lite";
 import { CliError, EXIT } from "./exit-codes.js";
@@ -28,7 +29,9 @@ function readPem(variable: string, env: NodeJS.ProcessEnv): Buffer | undefined {
 /**
  * TLS when LOCKSTEP_GRPC_CA (a PEM file, e.g. the chart's generated CA) or LOCKSTEP_GRPC_TLS=true
  * (the system's roots) is set, with a client certificate from LOCKSTEP_GRPC_CERT/KEY for mutual
- * TLS; plaintext otherwise.
+ * TLS; plaintext otherwise. LOCKSTEP_GRPC_SERVER_NAME checks the server's certificate for that
+ * name instead of the address dialled (through `kubectl port-forward`, 127.0.0.1 is dialled but
+ * the certificate names the Service).
  */
 export function channelCredentials(env: NodeJS.ProcessEnv = process.env): ChannelCredentials {
   const ca = readPem("LOCKSTEP_GRPC_CA", env);
@@ -36,7 +39,8 @@ export function channelCredentials(env: NodeJS.ProcessEnv = process.env): Channe
   const key = readPem("LOCKSTEP_GRPC_KEY", env);
   if ((cert === undefined) !== (key === undefined)) throw new CliError(EXIT.USAGE, "LOCKSTEP_GRPC_CERT and LOCKSTEP_GRPC_KEY go together");
   if (ca === undefined && cert === undefined && env.LOCKSTEP_GRPC_TLS !== "true") return credentials.createInsecure();
-  return credentials.createSsl(ca ?? null, key ?? null, cert ?? null);
+  const name = env.LOCKSTEP_GRPC_SERVER_NAME;
+  return credentials.createSsl(ca ?? null, key ?? null, cert ?? null, name ? { checkServerIdentity: (_host, peer) => checkServerIdentity(name, peer) } : undefined);
 }
 
 function defaultKubeconfigExists(env: NodeJS.ProcessEnv): boolean {

@@ -16,7 +16,7 @@ import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "./po
  * | SWEEP_INTERVAL | how often expired leases are looked for (lease.expired events) | 2s |
  * | BUDGET_RESYNC | how often budget status is re-evaluated without any change (schedules open and close) | 30s |
  * | COORDINATOR_ID | this replica's name in events and logs | hostname |
- * | LEASE_AUTH | how callers prove who they are: `token` (bearer tokens, TokenReview), `mtls` (client certificates; needs GRPC_TLS_CA and GRPC_TLS_REQUIRE_CLIENT_CERT=true), both as `token,mtls`, or `none` (anyone may act as any holder: local and test runs only) | token |
+ * | LEASE_AUTH | how callers prove who they are: `token` (bearer tokens, TokenReview), `mtls` (client certificates; needs GRPC_TLS_CA and GRPC_TLS_REQUIRE_CLIENT_CERT=true), `token,mtls` (a certificate from every caller; a token, when sent, names the caller), or `none` (anyone may act as any holder: local and test runs only) | token |
  * | LEASE_AUTH_CACHE_TTL | how long TokenReview and SubjectAccessReview answers are reused | 10s |
  * | LEASE_AUTH_AUDIENCES | audiences a token must carry (TokenReview spec.audiences); empty means the API server's | (empty) |
  * | GRPC_PORT / HTTP_PORT | LeaseService / health and metrics | 9091 / 8091 |

@@ -7,4 +7,3 @@ export * as policy from "./policy/index.js";
 export { makeJsonApiClient } from "./store/lease-json-client.js";
 export { LeaseAuth, AuthError, parseAuthMode, type AuthMode, type LeaseVerb } from "./auth/lease-auth.js";
 export { KubeReviewer, type Reviewer } from "./auth/kube-reviews.js";
-export { kubeHttp } from "./store/kube-http.js";

@@ -8,7 +8,6 @@ import { KubeReviewer } from "./auth/kube-reviews.js";
 import { LeaseAuth } from "./auth/lease-auth.js";
 import { authModeOf, coordinatorId, leaseCoordinatorConfigSchema, policyFromSettings } from "./config.js";
 import { createLeaseCoordinator } from "./runnable.js";
-import { kubeHttp } from "./store/kube-http.js";
 
 const MAX_REQUEST_BYTES = 64 * 1024;
 const config = loadConfigOrExit(leaseCoordinatorConfigSchema);
@@ -22,7 +21,7 @@ if (authMode === "none") logger.warn({ LEASE_AUTH: "none" }, "LEASE_AUTH=none: c
 else logger.info({ token: authMode.token, mtls: authMode.mtls }, "LeaseService callers are authenticated");
 const lc = createLeaseCoordinator({
   kc,
-  auth: new LeaseAuth({ mode: authMode, reviewer: new KubeReviewer(kubeHttp(kc, 8), config.LEASE_AUTH_AUDIENCES), cacheTtlMs: config.LEASE_AUTH_CACHE_TTL, logger }),
+  auth: new LeaseAuth({ mode: authMode, reviewer: new KubeReviewer(kc, config.LEASE_AUTH_AUDIENCES), cacheTtlMs: config.LEASE_AUTH_CACHE_TTL, logger }),
   bus: busOptionsFromConfig(config, "lockstep-lease-coordinator"),
   policy: policyFromSettings(config).policy,
   logger,

@@ -83,13 +83,13 @@ app.kubernetes.io/component: {{ .name }}
   value: /etc/lockstep/tls/tls.key
 {{- /*
 The CA checks client certificates: for every service with requireClientCert, and for the
-lease-coordinator when LEASE_AUTH accepts mTLS identities. With LEASE_AUTH=mtls alone every caller
-needs a certificate, so the lease-coordinator demands one; with token,mtls it must not (token
-callers have none), so it only gets the CA.
+lease-coordinator when LEASE_AUTH accepts mTLS identities. grpc-js asks a client for a certificate
+only when it also demands one, so with mtls in LEASE_AUTH (mtls or token,mtls) the
+lease-coordinator demands one from every caller.
 */}}
 {{- $leaseMtls := and (eq .name "lease-coordinator") (include "lockstep.leaseAuthMtls" .root) }}
-{{- $requireCert := or $g.grpcTls.requireClientCert (and (eq .name "lease-coordinator") (eq .root.Values.leaseAuth.mode "mtls")) }}
-{{- if or $requireCert $leaseMtls }}
+{{- $requireCert := or $g.grpcTls.requireClientCert $leaseMtls }}
+{{- if $requireCert }}
 - name: GRPC_TLS_CA
   value: /etc/lockstep/tls/ca.crt
 {{- end }}

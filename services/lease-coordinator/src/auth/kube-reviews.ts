@@ -1,7 +1,8 @@
 // TokenReview and SubjectAccessReview against the API server: the edge where the coordinator asks
 // Kubernetes who a caller is and what it may do. Every outcome is a value; a transport failure or
 // an unexpected answer is `failed`, which callers treat as a refusal (fail closed).
-import type { KubeHttp } from "../store/kube-http.js";
+import type { KubeConfigLike } from "@lockstep/kube/lite";
+import { AuthenticationV1Api, AuthorizationV1Api, makeJsonApiClient, type AccessReviewJsonClient, type TokenReviewJsonClient } from "../store/lease-json-client.js";
 
 export type TokenReviewResult =
   | { kind: "authenticated"; username: string; uid: string; groups: string[] }
@@ -42,15 +43,21 @@ function answerError(kind: string, r: { status: number; text: string }): string 
 }
 
 export class KubeReviewer implements Reviewer {
+  private readonly authn: TokenReviewJsonClient;
+  private readonly authz: AccessReviewJsonClient;
+
   constructor(
-    private readonly http: KubeHttp,
+    kc: KubeConfigLike,
     private readonly audiences: readonly string[] = [],
-  ) {}
+  ) {
+    this.authn = makeJsonApiClient(kc, AuthenticationV1Api, 8);
+    this.authz = makeJsonApiClient(kc, AuthorizationV1Api, 8);
+  }
 
   async reviewToken(token: string): Promise<TokenReviewResult> {
     const spec: Record<string, unknown> = { token };
     if (this.audiences.length > 0) spec.audiences = [...this.audiences];
-    const r = await this.http.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec });
+    const r = await this.authn.createTokenReview({ body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec } });
     if ("error" in r) return { kind: "failed", reason: `TokenReview failed: ${r.error}` };
     if (r.status < 200 || r.status > 299) return { kind: "failed", reason: answerError("TokenReview", r) };
     const status = parse(r.text)?.status;
@@ -70,7 +77,7 @@ export class KubeReviewer implements Reviewer {
       kind: "SubjectAccessReview",
       spec: { user: q.user, groups: [...q.groups], uid: q.uid || undefined, resourceAttributes },
     };
-    const r = await this.http.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", body);
+    const r = await this.authz.createSubjectAccessReview({ body });
     if ("error" in r) return { kind: "failed", reason: `SubjectAccessReview failed: ${r.error}` };
     if (r.status < 200 || r.status > 299) return { kind: "failed", reason: answerError("SubjectAccessReview", r) };
     const status = parse(r.text)?.status;

@@ -62,14 +62,16 @@ export class LeaseAuth {
   async authenticate(creds: CallCredentials): Promise<Caller> {
     const mode = this.o.mode;
     if (mode === "none") return ANONYMOUS;
-    if (mode.mtls && creds.certificateSubject !== undefined) {
-      const caller = callerFromCertificate(creds.certificateSubject);
-      if (caller) return caller;
-    }
+    // A token names a person or workload more precisely than the certificate of the machine it
+    // calls from, so with both methods a token, when sent, decides.
     if (mode.token && creds.authorization !== undefined) {
       const m = BEARER.exec(creds.authorization);
       if (!m) throw new AuthError("unauthenticated", "the authorization metadata is not \"Bearer <token>\"");
       return this.fromToken(m[1]!);
+    }
+    if (mode.mtls && creds.certificateSubject !== undefined) {
+      const caller = callerFromCertificate(creds.certificateSubject);
+      if (caller) return caller;
     }
     const how = [mode.token ? "a bearer token (authorization: Bearer …; the lockstep CLI sends your kubeconfig's)" : "", mode.mtls ? "a client certificate" : ""].filter(Boolean).join(" or ");
     throw new AuthError("unauthenticated", `no credentials: the LeaseService needs ${how}`);
