@@ -7,6 +7,7 @@ import { builtinTypes } from "./builtins.js";
 import { installGarbageCollector, installNamespaceController } from "./controllers.js";
 import { installCrdController } from "./crds.js";
 import { DisruptionController } from "./disruption.js";
+import { Authenticator, bearerToken, staticUsers, ADMIN_USERNAME, AUTHENTICATED_GROUP, type StaticUser } from "./authn.js";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from "./discovery.js";
 import { failure, KubeError, notFoundPath, unauthorized, internalError } from "./errors.js";
 import { Faults, parseFaultSpec, mergeFaults, type FaultConfig } from "./faults.js";
@@ -16,6 +17,8 @@ import { dumpList, dumpToFile, loadFiles, parseObjects, seedObjects } from "./lo
 import { timestamp } from "./meta.js";
 import { installCrdSet, type CrdSet } from "./openshift.js";
 import { seededRng } from "./rng.js";
+import { MASTERS_GROUP, type UserInfo } from "./rbac.js";
+import { storeUidLookup } from "./reviews.js";
 import { parsePath } from "./router.js";
 import { Store } from "./store.js";
 import type { KubeObject } from "./types.js";
@@ -25,8 +28,17 @@ export interface KubeSimOptions {
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
   host?: string;
-  /** When set, every request needs `Authorization: Bearer <token>` (401 otherwise). */
+  /**
+   * When set, every request needs `Authorization: Bearer <token>` (401 otherwise); the token
+   * authenticates as `kube-sim-admin` in `system:masters`.
+   */
   token?: string;
+  /**
+   * Static users, like kube-apiserver's --token-auth-file: each token authenticates as its user
+   * (plus `system:authenticated`). With any `token` or `users`, unknown or missing bearer tokens
+   * get 401; ServiceAccount tokens from the TokenRequest API are accepted too.
+   */
+  users?: StaticUser[];
   /** Watch history kept per type; older resourceVersions get 410. Default 10,000 events. */
   historyLimit?: number;
   /** Continue-token lifetime. Default 5 minutes. */
@@ -97,6 +109,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   if (controllers.gc) installGarbageCollector(store);
   for (const ns of ["default", "kube-system", "kube-public", "kube-node-lease"]) store.ensureNamespace(ns);
 
+  const authn = new Authenticator(staticUsers(opts.token, opts.users), storeUidLookup(store), store.clock);
   const faults = new Faults(normaliseFaults(opts.faults));
   const watches = new Set<WatchStream>();
   const ctx: ApiContext = {
@@ -106,6 +119,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     watches,
     watchTimeoutSeconds: opts.watchTimeoutSeconds,
     watchBufferBytes: opts.watchBufferBytes ?? 16 * 1024 * 1024,
+    reviews: { store, authn },
   };
   const sockets = new Set<Socket>();
   let port = opts.port ?? 0;
@@ -125,7 +139,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   const sim: KubeSim = {
     url: "",
     port: 0,
-    token: opts.token,
+    token: opts.token ?? opts.users?.[0]?.token,
     store,
     faults,
     kubeconfig: () => kubeconfigYaml(sim),
@@ -177,7 +191,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     const url = { pathname: qi < 0 ? raw : raw.slice(0, qi), searchParams: new URLSearchParams(qi < 0 ? "" : raw.slice(qi + 1)) };
     const route = parsePath(url.pathname);
     if (route.kind === "plain" && ["/healthz", "/livez", "/readyz"].includes(route.path)) return sendText(res, 200, "ok");
-    if (opts.token !== undefined && req.headers.authorization !== `Bearer ${opts.token}`) throw unauthorized();
+    const user = requestUser(req.headers.authorization);
     if (route.kind === "admin") return admin(req, res, route.path, url.searchParams);
     if (!acceptsJson(req.headers.accept))
       throw new KubeError(failure(406, "only the following media types are accepted: application/json, application/yaml", "NotAcceptable"));
@@ -219,10 +233,20 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       }
       case "resource":
         if (!resourceType) throw notFoundPath();
-        return handleResource(ctx, req, res, route, resourceType, url.searchParams);
+        return handleResource(ctx, req, res, route, resourceType, url.searchParams, user);
       default:
         throw notFoundPath();
     }
+  };
+
+  // Who a request acts as: the user of its bearer token; without auth configured, anything else
+  // acts as the admin (everything allowed, as before users existed).
+  const requestUser = (authorization: string | undefined): UserInfo => {
+    const token = bearerToken(authorization);
+    const result = token === undefined ? undefined : authn.authenticate(token);
+    if (result?.authenticated) return result.user;
+    if (authn.required) throw unauthorized();
+    return { username: ADMIN_USERNAME, groups: [MASTERS_GROUP, AUTHENTICATED_GROUP] };
   };
 
   const admin = async (req: IncomingMessage, res: ServerResponse, path: string, q: URLSearchParams): Promise<void> => {

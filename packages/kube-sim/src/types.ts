@@ -71,6 +71,8 @@ export interface ResourceType {
   fields: Record<string, FieldGetter>;
   /** Per-version schemas for pruning (custom resources only). */
   schemas?: Record<string, Schema | undefined>;
+  /** Never stored, POST only: the review APIs (TokenReview, SubjectAccessReview …), answered by reviews.ts. */
+  createOnly?: boolean;
   /** Type-specific hooks; all synchronous and pure. */
   hooks?: TypeHooks;
 }
