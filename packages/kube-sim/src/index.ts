@@ -8,3 +8,17 @@ export { parseObjects, dumpList } from "./load.js";
 export { KubeError, type StatusBody } from "./errors.js";
 export { computePdbStatus } from "./disruption.js";
 export type { KubeObject, ResourceType } from "./types.js";
+export { ADMIN_USERNAME, API_AUDIENCES, SERVICE_ACCOUNT_ISSUER, type StaticUser, type ServiceAccountClaims } from "./authn.js";
+export {
+  authorize,
+  sourceFromObjects,
+  serviceAccountUsername,
+  type AccessRequest,
+  type Decision,
+  type NonResourceAttributes,
+  type PolicyRule,
+  type RbacSource,
+  type ResourceAttributes,
+  type Subject,
+  type UserInfo,
+} from "./rbac.js";

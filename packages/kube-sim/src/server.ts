@@ -18,7 +18,7 @@ import { timestamp } from "./meta.js";
 import { installCrdSet, type CrdSet } from "./openshift.js";
 import { seededRng } from "./rng.js";
 import { MASTERS_GROUP, type UserInfo } from "./rbac.js";
-import { storeUidLookup } from "./reviews.js";
+import { storeUidLookup, tokenRequest } from "./reviews.js";
 import { parsePath } from "./router.js";
 import { Store } from "./store.js";
 import type { KubeObject } from "./types.js";
@@ -77,6 +77,11 @@ export interface KubeSim {
   load(input: { text?: string; objects?: KubeObject[]; files?: string[] }): Promise<number>;
   dump(path?: string): Promise<KubeObject>;
   installCrds(set: CrdSet): number;
+  /**
+   * Mints a ServiceAccount token as `POST …/serviceaccounts/{name}/token` would (the ServiceAccount
+   * must exist); default audience the API server's, default lifetime 1 h (minimum 10 min).
+   */
+  serviceAccountToken(namespace: string, name: string, opts?: { audiences?: string[]; expirationSeconds?: number }): string;
   /** Ends every open watch stream now (clients reconnect from their last RV). */
   dropWatches(): number;
   /** Forgets watch history so the next watch from an older RV gets 410 (one resource or all). */
@@ -156,6 +161,8 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       return dumpList(store);
     },
     installCrds: (set) => installCrdSet(store, set),
+    serviceAccountToken: (namespace, name, o = {}) =>
+      (tokenRequest(ctx.reviews, namespace, name, { spec: { audiences: o.audiences, expirationSeconds: o.expirationSeconds } }).status as { token: string }).token,
     dropWatches,
     compact(group, plural) {
       const t = group !== undefined && plural ? store.registry.get(group, plural) : undefined;
