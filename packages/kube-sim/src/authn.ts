@@ -71,6 +71,58 @@ export function staticUsers(token: string | undefined, users: StaticUser[] = [])
   return all;
 }
 
+/**
+ * Users from kube-apiserver's --token-auth-file format: CSV lines `token,user,uid[,"group1,group2"]`
+ * (uid may be empty). Blank lines and lines starting with `#` are skipped.
+ */
+export function parseTokenAuthFile(text: string, source = "token file"): StaticUser[] {
+  const users: StaticUser[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === "" || line.trimStart().startsWith("#")) return;
+    const record = parseCsvLine(line, `${source} line ${i + 1}`);
+    if (record.length < 3)
+      throw new Error(`${source} line ${i + 1} must have at least 3 columns (token, user name, user uid), found ${record.length}`);
+    const [token, name, uid, groups] = record as [string, string, string, string | undefined];
+    const u: StaticUser = { token, name };
+    if (uid) u.uid = uid;
+    if (groups) u.groups = groups.split(",");
+    users.push(u);
+  });
+  return users;
+}
+
+function parseCsvLine(line: string, where: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  for (;;) {
+    let field = "";
+    if (line[i] === '"') {
+      i++;
+      for (;;) {
+        if (i >= line.length) throw new Error(`${where}: unterminated quoted field`);
+        if (line[i] === '"') {
+          if (line[i + 1] === '"') {
+            field += '"';
+            i += 2;
+            continue;
+          }
+          i++;
+          break;
+        }
+        field += line[i++];
+      }
+      if (i < line.length && line[i] !== ",") throw new Error(`${where}: extraneous text after a quoted field`);
+    } else {
+      const end = line.indexOf(",", i);
+      field = end < 0 ? line.slice(i) : line.slice(i, end);
+      i = end < 0 ? line.length : end;
+    }
+    out.push(field);
+    if (i >= line.length) return out;
+    i++; // the comma
+  }
+}
+
 /** The token of an `Authorization: Bearer …` header (scheme case-insensitive), if any. */
 export function bearerToken(header: string | undefined): string | undefined {
   const m = /^\s*bearer\s+(\S+)\s*$/i.exec(header ?? "");
