@@ -200,10 +200,10 @@ const RBAC = "rbac.authorization.k8s.io";
 
 function rbacTypes(): ResourceType[] {
   return [
-    builtin({ group: RBAC, plural: "clusterrolebindings", singular: "clusterrolebinding", kind: "ClusterRoleBinding", namespaced: false, hooks: bindingHooks(false) }),
-    builtin({ group: RBAC, plural: "clusterroles", singular: "clusterrole", kind: "ClusterRole", namespaced: false, hooks: roleHooks(false) }),
-    builtin({ group: RBAC, plural: "rolebindings", singular: "rolebinding", kind: "RoleBinding", namespaced: true, hooks: bindingHooks(true) }),
-    builtin({ group: RBAC, plural: "roles", singular: "role", kind: "Role", namespaced: true, hooks: roleHooks(true) }),
+    builtin({ group: RBAC, plural: "clusterrolebindings", singular: "clusterrolebinding", kind: "ClusterRoleBinding", namespaced: false, nameRule: "path", hooks: bindingHooks(false) }),
+    builtin({ group: RBAC, plural: "clusterroles", singular: "clusterrole", kind: "ClusterRole", namespaced: false, nameRule: "path", hooks: roleHooks(false) }),
+    builtin({ group: RBAC, plural: "rolebindings", singular: "rolebinding", kind: "RoleBinding", namespaced: true, nameRule: "path", hooks: bindingHooks(true) }),
+    builtin({ group: RBAC, plural: "roles", singular: "role", kind: "Role", namespaced: true, nameRule: "path", hooks: roleHooks(true) }),
   ];
 }
 

@@ -8,6 +8,7 @@ export { parseObjects, dumpList } from "./load.js";
 export { KubeError, type StatusBody } from "./errors.js";
 export { computePdbStatus } from "./disruption.js";
 export type { KubeObject, ResourceType } from "./types.js";
+export { bootstrapPolicy, type AuthorizationMode } from "./authz.js";
 export { ADMIN_USERNAME, API_AUDIENCES, SERVICE_ACCOUNT_ISSUER, parseTokenAuthFile, type StaticUser, type ServiceAccountClaims } from "./authn.js";
 export {
   authorize,

@@ -7,6 +7,7 @@ import { builtinTypes } from "./builtins.js";
 import { installGarbageCollector, installNamespaceController } from "./controllers.js";
 import { installCrdController } from "./crds.js";
 import { DisruptionController } from "./disruption.js";
+import { bootstrapPolicy, forbiddenFor, requestAttributes, type AuthorizationMode } from "./authz.js";
 import { Authenticator, bearerToken, staticUsers, ADMIN_USERNAME, AUTHENTICATED_GROUP, type StaticUser } from "./authn.js";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from "./discovery.js";
 import { failure, KubeError, notFoundPath, unauthorized, internalError } from "./errors.js";
@@ -17,8 +18,8 @@ import { dumpList, dumpToFile, loadFiles, parseObjects, seedObjects } from "./lo
 import { timestamp } from "./meta.js";
 import { installCrdSet, type CrdSet } from "./openshift.js";
 import { seededRng } from "./rng.js";
-import { MASTERS_GROUP, type UserInfo } from "./rbac.js";
-import { storeUidLookup, tokenRequest } from "./reviews.js";
+import { authorize, MASTERS_GROUP, type UserInfo } from "./rbac.js";
+import { storeRbacSource, storeUidLookup, tokenRequest } from "./reviews.js";
 import { parsePath } from "./router.js";
 import { Store } from "./store.js";
 import type { KubeObject } from "./types.js";
@@ -39,6 +40,13 @@ export interface KubeSimOptions {
    * get 401; ServiceAccount tokens from the TokenRequest API are accepted too.
    */
   users?: StaticUser[];
+  /**
+   * "AlwaysAllow" (default): every authenticated request is allowed. "RBAC": requests are
+   * authorized against the stored RBAC objects like kube-apiserver's --authorization-mode=RBAC
+   * (403 Forbidden otherwise), and the bootstrap roles (cluster-admin for system:masters,
+   * system:discovery, system:basic-user, system:public-info-viewer, system:auth-delegator) are seeded.
+   */
+  authorization?: AuthorizationMode;
   /** Watch history kept per type; older resourceVersions get 410. Default 10,000 events. */
   historyLimit?: number;
   /** Continue-token lifetime. Default 5 minutes. */
@@ -136,6 +144,12 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     return n;
   };
 
+  const rbacMode = opts.authorization === "RBAC";
+  if (opts.authorization !== undefined && opts.authorization !== "RBAC" && opts.authorization !== "AlwaysAllow")
+    throw new Error(`kube-sim: unknown authorization mode "${String(opts.authorization)}" (AlwaysAllow, RBAC)`);
+  if (rbacMode) for (const o of bootstrapPolicy()) store.seed(o);
+  const rbacSource = storeRbacSource(store);
+
   const crdSets = opts.crds === undefined ? [] : Array.isArray(opts.crds) ? opts.crds : [opts.crds];
   for (const s of crdSets) installCrdSet(store, s);
   if (opts.objects) seedObjects(store, opts.objects);
@@ -200,6 +214,15 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     if (route.kind === "plain" && ["/healthz", "/livez", "/readyz"].includes(route.path)) return sendText(res, 200, "ok");
     const user = requestUser(req.headers.authorization);
     if (route.kind === "admin") return admin(req, res, route.path, url.searchParams);
+    if (rbacMode) {
+      const method = req.method ?? "GET";
+      const attrs = requestAttributes(user, method, url.pathname, route, route.kind === "resource" ? verbOf(method, route, url.searchParams) : "");
+      const decision = authorize(rbacSource, attrs);
+      if (!decision.allowed) {
+        await readBody(req).catch(() => undefined);
+        throw forbiddenFor(attrs, decision);
+      }
+    }
     if (!acceptsJson(req.headers.accept))
       throw new KubeError(failure(406, "only the following media types are accepted: application/json, application/yaml", "NotAcceptable"));
 

@@ -65,8 +65,8 @@ export interface ResourceType {
   custom: boolean;
   /** DELETE answers with the deleted object instead of a Status. */
   returnDeletedObject: boolean;
-  /** Namespaces validate names as DNS-1123 labels; everything else as subdomains. */
-  nameRule: "subdomain" | "label";
+  /** Namespaces validate names as DNS-1123 labels, RBAC types as path segments; everything else as subdomains. */
+  nameRule: "subdomain" | "label" | "path";
   /** Extra field selectors beyond metadata.name / metadata.namespace. */
   fields: Record<string, FieldGetter>;
   /** Per-version schemas for pruning (custom resources only). */

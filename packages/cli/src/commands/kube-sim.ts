@@ -25,6 +25,7 @@ interface ServeOptions {
   token?: string;
   tokenAuthFile?: string;
   user: string[];
+  authorizationMode?: string;
   fault: string[];
   crds: string[];
   history?: number;
@@ -44,6 +45,7 @@ export function register(program: Command): void {
     .option("--token <token>", "require this bearer token (401 otherwise); it acts as kube-sim-admin in system:masters")
     .option("--token-auth-file <file>", 'static users, kube-apiserver format: CSV lines token,user,uid[,"group1,group2"]')
     .option("--user <csv>", 'one static user as a token-auth-file line, e.g. \'tok,alice,,"ops,dev"\' (repeatable)', collect, [])
+    .option("--authorization-mode <mode>", "AlwaysAllow (default) or RBAC: authorize every request against the stored RBAC objects (403 otherwise)")
     .option("--fault <spec>", "fault injection, e.g. error=500:0.05:verb=update:resource=nodes, latency=20ms, drop-watches=10s, gone-next-watch, outage=5s (repeatable)", collect, [])
     .option("--crds <set>", "CRD set to install: openshift (includes lockstep.io) or lockstep (repeatable)", collect, [])
     .option("--history <events>", "watch history kept per resource (older RVs get 410)", positiveInt)
@@ -53,6 +55,8 @@ export function register(program: Command): void {
       // Validate every spec before starting, so a typo fails fast with the offending spec named.
       for (const f of opts.fault) parseFaultSpec(f);
       for (const c of opts.crds) if (c !== "openshift" && c !== "lockstep") throw new Error(`unknown CRD set "${c}" (openshift, lockstep)`);
+      const mode = opts.authorizationMode ?? "AlwaysAllow";
+      if (mode !== "AlwaysAllow" && mode !== "RBAC") throw new Error(`unknown authorization mode "${mode}" (AlwaysAllow, RBAC)`);
       const users: StaticUser[] = [];
       if (opts.tokenAuthFile) users.push(...parseTokenAuthFile(await readFile(opts.tokenAuthFile, "utf8"), opts.tokenAuthFile));
       opts.user.forEach((line, i) => users.push(...parseTokenAuthFile(line, `--user #${i + 1}`)));
@@ -62,6 +66,7 @@ export function register(program: Command): void {
         host: opts.host,
         token: opts.token,
         users,
+        authorization: mode,
         load: opts.load,
         faults,
         crds: opts.crds as CrdSet[],

@@ -387,6 +387,12 @@ describe("RBAC objects", () => {
     const noVerbs = await apiError(rbac.createClusterRole({ body: { metadata: { name: "no-verbs" }, rules: [{ apiGroups: [""], resources: ["pods"], verbs: [] }] } }));
     expect(noVerbs.code).toBe(422);
     expect(noVerbs.body.details.causes[0].field).toBe("rules[0].verbs");
+
+    // RBAC names are path segments, so "system:…" names are fine and "/" is not.
+    await rbac.createClusterRole({ body: { metadata: { name: "system:lockstep:reader" }, rules: [] } });
+    const slash = await apiError(rbac.createClusterRole({ body: { metadata: { name: "a/b" }, rules: [] } }));
+    expect(slash.code).toBe(422);
+    expect(slash.body.details.causes[0].message).toBe(`Invalid value: "a/b": may not contain '/'`);
   });
 });
 
@@ -442,5 +448,88 @@ describe("without any token configured", () => {
     } finally {
       await open.stop();
     }
+  });
+});
+
+describe('authorization: "RBAC" (requests on kube-sim\'s own API are authorized)', () => {
+  let guarded: KubeSim;
+  let admin: k8s.RbacAuthorizationV1Api;
+  let token: string;
+  const as = (t: string) => kubeConfigFor({ url: guarded.url, token: t }, k8s.KubeConfig);
+
+  beforeAll(async () => {
+    guarded = await startKubeSim({ token: ADMIN_TOKEN, users: [{ token: OPS_TOKEN, name: "bob" }], authorization: "RBAC" });
+    const kc = kubeConfigFor(guarded, k8s.KubeConfig);
+    admin = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+    await kc.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name: NS } } });
+    await kc.makeApiClient(k8s.CoreV1Api).createNamespacedServiceAccount({ namespace: NS, body: { metadata: { name: "coordinator" } } });
+    token = guarded.serviceAccountToken(NS, "coordinator");
+  });
+  afterAll(() => guarded.stop());
+
+  it("a ServiceAccount without bindings may discover and review itself, nothing more", async () => {
+    const sa = as(token);
+    expect((await sa.makeApiClient(k8s.CoreApi).getAPIVersions()).versions).toEqual(["v1"]);
+    const self = await sa.makeApiClient(k8s.AuthorizationV1Api).createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { resource: "pods", verb: "list", namespace: NS } } } });
+    expect(self.status?.allowed).toBe(false);
+    const denied = await apiError(sa.makeApiClient(k8s.CoreV1Api).listNamespacedPod({ namespace: NS }));
+    expect(denied.code).toBe(403);
+    const raw = await fetch(`${guarded.url}/api/v1/namespaces/${NS}/secrets/x`, { headers: { authorization: `Bearer ${token}` } });
+    expect(raw.status).toBe(403);
+    expect(await raw.json()).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: `secrets "x" is forbidden: User "${SA_USER}" cannot get resource "secrets" in API group "" in the namespace "${NS}"`,
+      reason: "Forbidden",
+      details: { name: "x", kind: "secrets" },
+      code: 403,
+    });
+  });
+
+  it("system:auth-delegator lets the coordinator review callers; a RoleBinding lets it write Leases in its namespace only", async () => {
+    const sa = as(token);
+    expect((await apiError(sa.makeApiClient(k8s.AuthenticationV1Api).createTokenReview({ body: { spec: { token: OPS_TOKEN } } }))).code).toBe(403);
+    await admin.createClusterRoleBinding({
+      body: {
+        metadata: { name: "coordinator-auth-delegator" },
+        roleRef: { apiGroup: RBAC, kind: "ClusterRole", name: "system:auth-delegator" },
+        subjects: [{ kind: "ServiceAccount", name: "coordinator", namespace: NS }],
+      },
+    });
+    const who = await sa.makeApiClient(k8s.AuthenticationV1Api).createTokenReview({ body: { spec: { token: OPS_TOKEN } } });
+    expect(who.status?.user?.username).toBe("bob");
+    const may = await sa.makeApiClient(k8s.AuthorizationV1Api).createSubjectAccessReview({
+      body: { spec: { user: "bob", groups: who.status!.user!.groups, resourceAttributes: { group: "lockstep.io", resource: "nodeleases", verb: "release-any" } } },
+    });
+    expect(may.status?.allowed).toBe(false);
+
+    await admin.createNamespacedRole({ namespace: NS, body: { metadata: { name: "leases" }, rules: [{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["*"] }] } });
+    await admin.createNamespacedRoleBinding({
+      namespace: NS,
+      body: { metadata: { name: "coordinator-leases" }, roleRef: { apiGroup: RBAC, kind: "Role", name: "leases" }, subjects: [{ kind: "ServiceAccount", name: "coordinator" }] },
+    });
+    const leases = sa.makeApiClient(k8s.CoordinationV1Api);
+    await leases.createNamespacedLease({ namespace: NS, body: { metadata: { name: "worker-1" }, spec: { holderIdentity: "coordinator" } } });
+    const elsewhere = await apiError(leases.createNamespacedLease({ namespace: "default", body: { metadata: { name: "worker-1" } } }));
+    expect(elsewhere.code).toBe(403);
+  });
+
+  it("static users are authorized too; system:masters may do anything; unknown paths are forbidden", async () => {
+    const bob = as(OPS_TOKEN);
+    expect((await apiError(bob.makeApiClient(k8s.CoreV1Api).listNode())).code).toBe(403);
+    const metrics = await fetch(`${guarded.url}/metrics`, { headers: { authorization: `Bearer ${OPS_TOKEN}` } });
+    expect(metrics.status).toBe(403);
+    expect(((await metrics.json()) as { message: string }).message).toBe('forbidden: User "bob" cannot get path "/metrics"');
+    const version = await fetch(`${guarded.url}/version`, { headers: { authorization: `Bearer ${OPS_TOKEN}` } });
+    expect(version.status).toBe(200);
+    const nodes = await kubeConfigFor(guarded, k8s.KubeConfig).makeApiClient(k8s.CoreV1Api).listNode();
+    expect(nodes.items).toEqual([]);
+  });
+
+  it("seeds the bootstrap roles", async () => {
+    const names = (await admin.listClusterRole()).items.map((r) => r.metadata!.name);
+    expect(names).toEqual(expect.arrayContaining(["cluster-admin", "system:discovery", "system:basic-user", "system:public-info-viewer", "system:auth-delegator"]));
   });
 });
