@@ -212,6 +212,7 @@ function reviewTypes(): ResourceType[] {
   const review = (group: string, plural: string, kind: string, namespaced = false) =>
     builtin({ group, plural, singular: kind.toLowerCase(), kind, namespaced, verbs: ["create"], createOnly: true });
   return [
+    review("authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview"),
     review("authentication.k8s.io", "tokenreviews", "TokenReview"),
     review("authorization.k8s.io", "localsubjectaccessreviews", "LocalSubjectAccessReview", true),
     review("authorization.k8s.io", "selfsubjectaccessreviews", "SelfSubjectAccessReview"),

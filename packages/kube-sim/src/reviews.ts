@@ -1,5 +1,5 @@
 // The create-only review APIs and the TokenRequest subresource, answered from kube-sim's own objects:
-// authentication.k8s.io/v1 TokenReview, authorization.k8s.io/v1 SubjectAccessReview,
+// authentication.k8s.io/v1 TokenReview and SelfSubjectReview, authorization.k8s.io/v1 SubjectAccessReview,
 // SelfSubjectAccessReview and LocalSubjectAccessReview (never stored, as on a real server), and
 // POST …/serviceaccounts/{name}/token. Bodies are checked field by field: a wrong JSON type is a
 // 400 BadRequest, a semantically invalid review a 422 Invalid, as kube-apiserver answers.
@@ -61,6 +61,8 @@ export function review(ctx: ReviewContext, t: ResourceType, namespace: string | 
   switch (t.kind) {
     case "TokenReview":
       return tokenReview(ctx, body);
+    case "SelfSubjectReview":
+      return selfSubjectReview(body, caller);
     case "SubjectAccessReview":
     case "SelfSubjectAccessReview":
     case "LocalSubjectAccessReview":
@@ -159,6 +161,16 @@ function tokenReview(ctx: ReviewContext, raw: unknown): KubeObject {
     status.error = result.error;
   }
   return { kind, apiVersion: `${AUTHN_GROUP}/v1`, metadata: reviewMeta(body), spec, status };
+}
+
+/** SelfSubjectReview (`kubectl auth whoami`): the caller's own user info. */
+function selfSubjectReview(raw: unknown, caller: UserInfo): KubeObject {
+  const body = bodyObject("SelfSubjectReview", raw ?? {});
+  const userInfo: Record<string, unknown> = { username: caller.username };
+  if (caller.uid) userInfo.uid = caller.uid;
+  userInfo.groups = caller.groups;
+  if (caller.extra) userInfo.extra = caller.extra;
+  return { kind: "SelfSubjectReview", apiVersion: `${AUTHN_GROUP}/v1`, metadata: reviewMeta(body), status: { userInfo } };
 }
 
 // ---------------------------------------------------------------- access reviews

@@ -318,6 +318,14 @@ describe("SubjectAccessReview", () => {
     expect(r.status).toEqual({ allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding "lease-ops" of ClusterRole "lockstep-lease-admin" to Group "lockstep:ops"' });
   });
 
+  it("SelfSubjectReview tells the caller who it is", async () => {
+    const token = (await mint("coordinator")).status!.token;
+    const kc = kubeConfigFor({ url: sim.url, token }, k8s.KubeConfig);
+    const r = await kc.makeApiClient(k8s.AuthenticationV1Api).createSelfSubjectReview({ body: {} });
+    expect(r.status?.userInfo?.username).toBe(SA_USER);
+    expect(r.status?.userInfo?.groups).toEqual(SA_GROUPS);
+  });
+
   it("LocalSubjectAccessReview is confined to its namespace", async () => {
     const r = await authz.createNamespacedLocalSubjectAccessReview({
       namespace: NS,
@@ -344,7 +352,10 @@ describe("RBAC objects", () => {
       "roles:true",
     ]);
     const authnDoc = (await call(sim, "GET", "/apis/authentication.k8s.io/v1")).json;
-    expect(authnDoc.resources).toEqual([{ name: "tokenreviews", singularName: "tokenreview", namespaced: false, kind: "TokenReview", verbs: ["create"] }]);
+    expect(authnDoc.resources).toEqual([
+      { name: "selfsubjectreviews", singularName: "selfsubjectreview", namespaced: false, kind: "SelfSubjectReview", verbs: ["create"] },
+      { name: "tokenreviews", singularName: "tokenreview", namespaced: false, kind: "TokenReview", verbs: ["create"] },
+    ]);
     const authzDoc = (await call(sim, "GET", "/apis/authorization.k8s.io/v1")).json;
     expect(authzDoc.resources.map((r: any) => `${r.name}:${r.verbs.join(",")}`).sort()).toEqual([
       "localsubjectaccessreviews:create",
