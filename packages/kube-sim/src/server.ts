@@ -3,12 +3,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { handleResource, verbOf, type ApiContext } from "./api.js";
+import { Authenticator, bearerToken, staticUsers, ADMIN_USERNAME, AUTHENTICATED_GROUP, type StaticUser } from "./authn.js";
+import { bootstrapPolicy, forbiddenFor, requestAttributes, type AuthorizationMode } from "./authz.js";
 import { builtinTypes } from "./builtins.js";
 import { installGarbageCollector, installNamespaceController } from "./controllers.js";
 import { installCrdController } from "./crds.js";
 import { DisruptionController } from "./disruption.js";
-import { bootstrapPolicy, forbiddenFor, requestAttributes, type AuthorizationMode } from "./authz.js";
-import { Authenticator, bearerToken, staticUsers, ADMIN_USERNAME, AUTHENTICATED_GROUP, type StaticUser } from "./authn.js";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from "./discovery.js";
 import { failure, KubeError, notFoundPath, unauthorized, internalError } from "./errors.js";
 import { Faults, parseFaultSpec, mergeFaults, type FaultConfig } from "./faults.js";
@@ -107,6 +107,10 @@ function normaliseFaults(f: KubeSimOptions["faults"]): FaultConfig {
 
 export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> {
   const host = opts.host ?? "127.0.0.1";
+  if (opts.authorization !== undefined && opts.authorization !== "RBAC" && opts.authorization !== "AlwaysAllow")
+    throw new Error(`kube-sim: unknown authorization mode "${String(opts.authorization)}" (AlwaysAllow, RBAC)`);
+  const rbacMode = opts.authorization === "RBAC";
+  const users = staticUsers(opts.token, opts.users);
   const store = new Store({
     historyLimit: opts.historyLimit,
     clock: opts.clock,
@@ -122,7 +126,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   if (controllers.gc) installGarbageCollector(store);
   for (const ns of ["default", "kube-system", "kube-public", "kube-node-lease"]) store.ensureNamespace(ns);
 
-  const authn = new Authenticator(staticUsers(opts.token, opts.users), storeUidLookup(store), store.clock);
+  const authn = new Authenticator(users, storeUidLookup(store), store.clock);
   const faults = new Faults(normaliseFaults(opts.faults));
   const watches = new Set<WatchStream>();
   const ctx: ApiContext = {
@@ -144,9 +148,6 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     return n;
   };
 
-  const rbacMode = opts.authorization === "RBAC";
-  if (opts.authorization !== undefined && opts.authorization !== "RBAC" && opts.authorization !== "AlwaysAllow")
-    throw new Error(`kube-sim: unknown authorization mode "${String(opts.authorization)}" (AlwaysAllow, RBAC)`);
   if (rbacMode) for (const o of bootstrapPolicy()) store.seed(o);
   const rbacSource = storeRbacSource(store);
 
