@@ -76,11 +76,12 @@ export function review(ctx: ReviewContext, t: ResourceType, namespace: string | 
 
 type GoType = "object" | "string" | "[]string" | "int64" | "map[string][]string";
 
-/** Go's encoding/json error for a field of the wrong JSON type. */
+/** The JSON type name Go's encoding/json uses in its errors. */
 function jsonType(value: unknown): string {
   return Array.isArray(value) ? "array" : value === null ? "null" : typeof value === "boolean" ? "bool" : typeof value;
 }
 
+/** Go's encoding/json error for a field of the wrong JSON type, as the API server wraps it (400). */
 function typeError(kind: string, path: string, value: unknown, goType: string): KubeError {
   return badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: json: cannot unmarshal ${jsonType(value)} into Go struct field ${kind}.${path} of type ${goType}`);
 }
