@@ -6,6 +6,8 @@ import type { DisruptionController } from "./disruption.js";
 import type { Faults } from "./faults.js";
 import { decodeBody, readBody, sendJson } from "./http-util.js";
 import { isPlainObject } from "./json.js";
+import type { UserInfo } from "./rbac.js";
+import { review, tokenRequest, type ReviewContext } from "./reviews.js";
 import type { Route } from "./router.js";
 import { parseFieldSelector, parseLabelSelector, type Filter } from "./selectors.js";
 import { entryJson, type DeleteOptions, type Entry, type Store } from "./store.js";
@@ -21,6 +23,8 @@ export interface ApiContext {
   watches: Set<WatchStream>;
   watchTimeoutSeconds?: number;
   watchBufferBytes: number;
+  /** Authentication and the review APIs. */
+  reviews: ReviewContext;
 }
 
 export function verbOf(method: string, r: ResourceRoute, query: URLSearchParams): string {
@@ -84,7 +88,15 @@ function numberParam(q: URLSearchParams, name: string): number | undefined {
   return n;
 }
 
-export async function handleResource(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, r: ResourceRoute, t: ResourceType, query: URLSearchParams): Promise<void> {
+export async function handleResource(
+  ctx: ApiContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: ResourceRoute,
+  t: ResourceType,
+  query: URLSearchParams,
+  user: UserInfo,
+): Promise<void> {
   const { store } = ctx;
   const method = req.method ?? "GET";
   const apiVersion = apiVersionOf(t.group, r.version);
@@ -93,6 +105,18 @@ export async function handleResource(ctx: ApiContext, req: IncomingMessage, res:
   const dryRun = query.get("dryRun") === "All";
   const sub = r.subresource;
   if (sub && !t.subresources.includes(sub)) throw notFoundPath();
+
+  if (t.createOnly) {
+    if (r.name || method !== "POST") throw methodNotAllowed();
+    if (t.namespaced && ns === undefined) throw methodNotAllowed();
+    const body = decodeBody(await readBody(req), req.headers["content-type"]);
+    return sendJson(res, 201, review(ctx.reviews, t, ns, body, user));
+  }
+  if (sub === "token") {
+    if (method !== "POST") throw methodNotAllowed();
+    const body = decodeBody(await readBody(req), req.headers["content-type"]);
+    return sendJson(res, 201, tokenRequest(ctx.reviews, ns!, r.name!, body));
+  }
 
   if (!r.name) {
     if (t.namespaced && method === "POST" && ns === undefined) throw methodNotAllowed();

@@ -1,5 +1,6 @@
 // The static part of the type table: the built-in types Lockstep needs (kube-api.md §4 flags).
 import { badRequest, fieldInvalid, type FieldError } from "./errors.js";
+import { bindingHooks, roleHooks } from "./rbac-validation.js";
 import { ALL_VERBS, type FieldGetter, type KubeObject, type ResourceType, type TypeHooks } from "./types.js";
 
 function str(v: unknown): string {
@@ -151,6 +152,7 @@ export function builtinTypes(): ResourceType[] {
         },
       },
     }),
+    builtin({ group: "", plural: "serviceaccounts", singular: "serviceaccount", kind: "ServiceAccount", namespaced: true, shortNames: ["sa"], subresources: ["token"] }),
     builtin({ group: "", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"], fields: eventFields }),
     builtin({
       group: "policy",
@@ -189,5 +191,31 @@ export function builtinTypes(): ResourceType[] {
       statusSubresource: true,
       generation: true,
     }),
+    ...rbacTypes(),
+    ...reviewTypes(),
+  ];
+}
+
+const RBAC = "rbac.authorization.k8s.io";
+
+function rbacTypes(): ResourceType[] {
+  return [
+    builtin({ group: RBAC, plural: "clusterrolebindings", singular: "clusterrolebinding", kind: "ClusterRoleBinding", namespaced: false, nameRule: "path", hooks: bindingHooks(false) }),
+    builtin({ group: RBAC, plural: "clusterroles", singular: "clusterrole", kind: "ClusterRole", namespaced: false, nameRule: "path", hooks: roleHooks(false) }),
+    builtin({ group: RBAC, plural: "rolebindings", singular: "rolebinding", kind: "RoleBinding", namespaced: true, nameRule: "path", hooks: bindingHooks(true) }),
+    builtin({ group: RBAC, plural: "roles", singular: "role", kind: "Role", namespaced: true, nameRule: "path", hooks: roleHooks(true) }),
+  ];
+}
+
+/** Create-only, never stored: answered by reviews.ts. */
+function reviewTypes(): ResourceType[] {
+  const review = (group: string, plural: string, kind: string, namespaced = false) =>
+    builtin({ group, plural, singular: kind.toLowerCase(), kind, namespaced, verbs: ["create"], createOnly: true });
+  return [
+    review("authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview"),
+    review("authentication.k8s.io", "tokenreviews", "TokenReview"),
+    review("authorization.k8s.io", "localsubjectaccessreviews", "LocalSubjectAccessReview", true),
+    review("authorization.k8s.io", "selfsubjectaccessreviews", "SelfSubjectAccessReview"),
+    review("authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview"),
   ];
 }

@@ -51,9 +51,10 @@ function resourceRows(t: ResourceType): unknown[] {
   if (t.categories.length) main.categories = t.categories;
   const rows: unknown[] = [main];
   for (const sub of t.subresources) {
-    const verbs = sub === "status" ? ["get", "patch", "update"] : sub === "eviction" ? ["create"] : sub === "finalize" ? ["update"] : ["get"];
+    const verbs = sub === "status" ? ["get", "patch", "update"] : sub === "eviction" || sub === "token" ? ["create"] : sub === "finalize" ? ["update"] : ["get"];
     const row: Record<string, unknown> = { name: `${t.plural}/${sub}`, singularName: "", namespaced: t.namespaced, kind: t.kind, verbs };
     if (sub === "eviction") Object.assign(row, { group: "policy", version: "v1", kind: "Eviction" });
+    if (sub === "token") Object.assign(row, { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" });
     rows.push(row);
   }
   return rows;

@@ -8,3 +8,18 @@ export { parseObjects, dumpList } from "./load.js";
 export { KubeError, type StatusBody } from "./errors.js";
 export { computePdbStatus } from "./disruption.js";
 export type { KubeObject, ResourceType } from "./types.js";
+export { bootstrapPolicy, type AuthorizationMode } from "./authz.js";
+export { ADMIN_USERNAME, API_AUDIENCES, SERVICE_ACCOUNT_ISSUER, parseTokenAuthFile, type StaticUser, type ServiceAccountClaims } from "./authn.js";
+export {
+  authorize,
+  sourceFromObjects,
+  serviceAccountUsername,
+  type AccessRequest,
+  type Decision,
+  type NonResourceAttributes,
+  type PolicyRule,
+  type RbacSource,
+  type ResourceAttributes,
+  type Subject,
+  type UserInfo,
+} from "./rbac.js";

@@ -4,8 +4,14 @@ import { fieldInvalid, fieldRequired, type FieldError } from "./errors.js";
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-export function validateName(name: string | undefined, rule: "subdomain" | "label", field = "metadata.name"): FieldError[] {
+export function validateName(name: string | undefined, rule: "subdomain" | "label" | "path", field = "metadata.name"): FieldError[] {
   if (!name) return [fieldRequired(field, "name or generateName is required")];
+  if (rule === "path") {
+    // path.IsValidPathSegmentName (RBAC names such as "system:discovery").
+    if (name === "." || name === "..") return [fieldInvalid(field, name, `may not be '${name}'`)];
+    for (const bad of ["/", "%"]) if (name.includes(bad)) return [fieldInvalid(field, name, `may not contain '${bad}'`)];
+    return [];
+  }
   if (rule === "label") {
     if (name.length > 63) return [fieldInvalid(field, name, "must be no more than 63 characters")];
     if (!LABEL.test(name))

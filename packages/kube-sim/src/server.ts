@@ -3,6 +3,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { handleResource, verbOf, type ApiContext } from "./api.js";
+import { Authenticator, bearerToken, staticUsers, ADMIN_USERNAME, AUTHENTICATED_GROUP, type StaticUser } from "./authn.js";
+import { bootstrapPolicy, forbiddenFor, requestAttributes, type AuthorizationMode } from "./authz.js";
 import { builtinTypes } from "./builtins.js";
 import { installGarbageCollector, installNamespaceController } from "./controllers.js";
 import { installCrdController } from "./crds.js";
@@ -16,6 +18,8 @@ import { dumpList, dumpToFile, loadFiles, parseObjects, seedObjects } from "./lo
 import { timestamp } from "./meta.js";
 import { installCrdSet, type CrdSet } from "./openshift.js";
 import { seededRng } from "./rng.js";
+import { authorize, MASTERS_GROUP, type UserInfo } from "./rbac.js";
+import { storeRbacSource, storeUidLookup, tokenRequest } from "./reviews.js";
 import { parsePath } from "./router.js";
 import { Store } from "./store.js";
 import type { KubeObject } from "./types.js";
@@ -25,8 +29,24 @@ export interface KubeSimOptions {
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
   host?: string;
-  /** When set, every request needs `Authorization: Bearer <token>` (401 otherwise). */
+  /**
+   * When set, every request needs `Authorization: Bearer <token>` (401 otherwise); the token
+   * authenticates as `kube-sim-admin` in `system:masters`.
+   */
   token?: string;
+  /**
+   * Static users, like kube-apiserver's --token-auth-file: each token authenticates as its user
+   * (plus `system:authenticated`). With any `token` or `users`, unknown or missing bearer tokens
+   * get 401; ServiceAccount tokens from the TokenRequest API are accepted too.
+   */
+  users?: StaticUser[];
+  /**
+   * "AlwaysAllow" (default): every authenticated request is allowed. "RBAC": requests are
+   * authorized against the stored RBAC objects like kube-apiserver's --authorization-mode=RBAC
+   * (403 Forbidden otherwise), and the bootstrap roles (cluster-admin for system:masters,
+   * system:discovery, system:basic-user, system:public-info-viewer, system:auth-delegator) are seeded.
+   */
+  authorization?: AuthorizationMode;
   /** Watch history kept per type; older resourceVersions get 410. Default 10,000 events. */
   historyLimit?: number;
   /** Continue-token lifetime. Default 5 minutes. */
@@ -65,6 +85,11 @@ export interface KubeSim {
   load(input: { text?: string; objects?: KubeObject[]; files?: string[] }): Promise<number>;
   dump(path?: string): Promise<KubeObject>;
   installCrds(set: CrdSet): number;
+  /**
+   * Mints a ServiceAccount token as `POST …/serviceaccounts/{name}/token` would (the ServiceAccount
+   * must exist); default audience the API server's, default lifetime 1 h (minimum 10 min).
+   */
+  serviceAccountToken(namespace: string, name: string, opts?: { audiences?: string[]; expirationSeconds?: number }): string;
   /** Ends every open watch stream now (clients reconnect from their last RV). */
   dropWatches(): number;
   /** Forgets watch history so the next watch from an older RV gets 410 (one resource or all). */
@@ -82,6 +107,10 @@ function normaliseFaults(f: KubeSimOptions["faults"]): FaultConfig {
 
 export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> {
   const host = opts.host ?? "127.0.0.1";
+  if (opts.authorization !== undefined && opts.authorization !== "RBAC" && opts.authorization !== "AlwaysAllow")
+    throw new Error(`kube-sim: unknown authorization mode "${String(opts.authorization)}" (AlwaysAllow, RBAC)`);
+  const rbacMode = opts.authorization === "RBAC";
+  const users = staticUsers(opts.token, opts.users);
   const store = new Store({
     historyLimit: opts.historyLimit,
     clock: opts.clock,
@@ -97,6 +126,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   if (controllers.gc) installGarbageCollector(store);
   for (const ns of ["default", "kube-system", "kube-public", "kube-node-lease"]) store.ensureNamespace(ns);
 
+  const authn = new Authenticator(users, storeUidLookup(store), store.clock);
   const faults = new Faults(normaliseFaults(opts.faults));
   const watches = new Set<WatchStream>();
   const ctx: ApiContext = {
@@ -106,6 +136,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     watches,
     watchTimeoutSeconds: opts.watchTimeoutSeconds,
     watchBufferBytes: opts.watchBufferBytes ?? 16 * 1024 * 1024,
+    reviews: { store, authn },
   };
   const sockets = new Set<Socket>();
   let port = opts.port ?? 0;
@@ -117,6 +148,9 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     return n;
   };
 
+  if (rbacMode) for (const o of bootstrapPolicy()) store.seed(o);
+  const rbacSource = storeRbacSource(store);
+
   const crdSets = opts.crds === undefined ? [] : Array.isArray(opts.crds) ? opts.crds : [opts.crds];
   for (const s of crdSets) installCrdSet(store, s);
   if (opts.objects) seedObjects(store, opts.objects);
@@ -125,7 +159,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   const sim: KubeSim = {
     url: "",
     port: 0,
-    token: opts.token,
+    token: opts.token ?? opts.users?.[0]?.token,
     store,
     faults,
     kubeconfig: () => kubeconfigYaml(sim),
@@ -142,6 +176,8 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       return dumpList(store);
     },
     installCrds: (set) => installCrdSet(store, set),
+    serviceAccountToken: (namespace, name, o = {}) =>
+      (tokenRequest(ctx.reviews, namespace, name, { spec: { audiences: o.audiences, expirationSeconds: o.expirationSeconds } }).status as { token: string }).token,
     dropWatches,
     compact(group, plural) {
       const t = group !== undefined && plural ? store.registry.get(group, plural) : undefined;
@@ -177,8 +213,17 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     const url = { pathname: qi < 0 ? raw : raw.slice(0, qi), searchParams: new URLSearchParams(qi < 0 ? "" : raw.slice(qi + 1)) };
     const route = parsePath(url.pathname);
     if (route.kind === "plain" && ["/healthz", "/livez", "/readyz"].includes(route.path)) return sendText(res, 200, "ok");
-    if (opts.token !== undefined && req.headers.authorization !== `Bearer ${opts.token}`) throw unauthorized();
+    const user = requestUser(req.headers.authorization);
     if (route.kind === "admin") return admin(req, res, route.path, url.searchParams);
+    if (rbacMode) {
+      const method = req.method ?? "GET";
+      const attrs = requestAttributes(user, method, url.pathname, route, route.kind === "resource" ? verbOf(method, route, url.searchParams) : "");
+      const decision = authorize(rbacSource, attrs);
+      if (!decision.allowed) {
+        await readBody(req).catch(() => undefined);
+        throw forbiddenFor(attrs, decision);
+      }
+    }
     if (!acceptsJson(req.headers.accept))
       throw new KubeError(failure(406, "only the following media types are accepted: application/json, application/yaml", "NotAcceptable"));
 
@@ -219,10 +264,20 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       }
       case "resource":
         if (!resourceType) throw notFoundPath();
-        return handleResource(ctx, req, res, route, resourceType, url.searchParams);
+        return handleResource(ctx, req, res, route, resourceType, url.searchParams, user);
       default:
         throw notFoundPath();
     }
+  };
+
+  // Who a request acts as: the user of its bearer token; without auth configured, anything else
+  // acts as the admin (everything allowed, as before users existed).
+  const requestUser = (authorization: string | undefined): UserInfo => {
+    const token = bearerToken(authorization);
+    const result = token === undefined ? undefined : authn.authenticate(token);
+    if (result?.authenticated) return result.user;
+    if (authn.required) throw unauthorized();
+    return { username: ADMIN_USERNAME, groups: [MASTERS_GROUP, AUTHENTICATED_GROUP] };
   };
 
   const admin = async (req: IncomingMessage, res: ServerResponse, path: string, q: URLSearchParams): Promise<void> => {

@@ -65,12 +65,14 @@ export interface ResourceType {
   custom: boolean;
   /** DELETE answers with the deleted object instead of a Status. */
   returnDeletedObject: boolean;
-  /** Namespaces validate names as DNS-1123 labels; everything else as subdomains. */
-  nameRule: "subdomain" | "label";
+  /** Namespaces validate names as DNS-1123 labels, RBAC types as path segments; everything else as subdomains. */
+  nameRule: "subdomain" | "label" | "path";
   /** Extra field selectors beyond metadata.name / metadata.namespace. */
   fields: Record<string, FieldGetter>;
   /** Per-version schemas for pruning (custom resources only). */
   schemas?: Record<string, Schema | undefined>;
+  /** Never stored, POST only: the review APIs (TokenReview, SubjectAccessReview …), answered by reviews.ts. */
+  createOnly?: boolean;
   /** Type-specific hooks; all synchronous and pure. */
   hooks?: TypeHooks;
 }

@@ -1,6 +1,7 @@
 // `lockstep kube-sim serve`: runs the Kubernetes API emulator until SIGINT/SIGTERM.
+import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
-import { parseFaultSpec, startKubeSim, type CrdSet } from "@lockstep/kube-sim";
+import { parseFaultSpec, parseTokenAuthFile, startKubeSim, type CrdSet, type StaticUser } from "@lockstep/kube-sim";
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -22,6 +23,9 @@ interface ServeOptions {
   kubeconfigOut?: string;
   load: string[];
   token?: string;
+  tokenAuthFile?: string;
+  user: string[];
+  authorizationMode?: string;
   fault: string[];
   crds: string[];
   history?: number;
@@ -38,7 +42,10 @@ export function register(program: Command): void {
     .option("--host <addr>", "address to listen on", "127.0.0.1")
     .option("--kubeconfig-out <file>", "write a kubeconfig for kubectl and client-node")
     .option("--load <file>", "YAML/JSON objects or Lists to seed (repeatable)", collect, [])
-    .option("--token <token>", "require this bearer token (401 otherwise)")
+    .option("--token <token>", "require this bearer token (401 otherwise); it acts as kube-sim-admin in system:masters")
+    .option("--token-auth-file <file>", 'static users, kube-apiserver format: CSV lines token,user,uid[,"group1,group2"]')
+    .option("--user <csv>", 'one static user as a token-auth-file line, e.g. \'tok,alice,,"ops,dev"\' (repeatable)', collect, [])
+    .option("--authorization-mode <mode>", "AlwaysAllow (default) or RBAC: authorize every request against the stored RBAC objects (403 otherwise)")
     .option("--fault <spec>", "fault injection, e.g. error=500:0.05:verb=update:resource=nodes, latency=20ms, drop-watches=10s, gone-next-watch, outage=5s (repeatable)", collect, [])
     .option("--crds <set>", "CRD set to install: openshift (includes lockstep.io) or lockstep (repeatable)", collect, [])
     .option("--history <events>", "watch history kept per resource (older RVs get 410)", positiveInt)
@@ -48,11 +55,18 @@ export function register(program: Command): void {
       // Validate every spec before starting, so a typo fails fast with the offending spec named.
       for (const f of opts.fault) parseFaultSpec(f);
       for (const c of opts.crds) if (c !== "openshift" && c !== "lockstep") throw new Error(`unknown CRD set "${c}" (openshift, lockstep)`);
+      const mode = opts.authorizationMode ?? "AlwaysAllow";
+      if (mode !== "AlwaysAllow" && mode !== "RBAC") throw new Error(`unknown authorization mode "${mode}" (AlwaysAllow, RBAC)`);
+      const users: StaticUser[] = [];
+      if (opts.tokenAuthFile) users.push(...parseTokenAuthFile(await readFile(opts.tokenAuthFile, "utf8"), opts.tokenAuthFile));
+      opts.user.forEach((line, i) => users.push(...parseTokenAuthFile(line, `--user #${i + 1}`)));
       const faults = opts.fault.length ? [...(opts.seed !== undefined ? [`seed=${opts.seed}`] : []), ...opts.fault] : undefined;
       const sim = await startKubeSim({
         port: opts.port,
         host: opts.host,
         token: opts.token,
+        users,
+        authorization: mode,
         load: opts.load,
         faults,
         crds: opts.crds as CrdSet[],

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startKubeSim, type KubeSim } from "../../src/index.js";
-import { until } from "../helpers.js";
+import { call, until } from "../helpers.js";
 
 function findKubectl(): string {
   const env = process.env.KUBECTL_BIN;
@@ -105,6 +105,16 @@ describe("kubectl", () => {
     await seen;
     child.kill();
     expect(out).toContain("changed");
+  });
+
+  it("create token, auth can-i and auth whoami (TokenRequest, SelfSubjectAccessReview, SelfSubjectReview)", async () => {
+    await ok("create", "serviceaccount", "robot");
+    const token = (await ok("create", "token", "robot", "--duration", "10m")).trim();
+    const review = await call(sim, "POST", "/apis/authentication.k8s.io/v1/tokenreviews", { spec: { token } });
+    expect(review.json.status.user.username).toBe("system:serviceaccount:default:robot");
+    expect((await ok("auth", "can-i", "create", "tokenreviews.authentication.k8s.io")).trim()).toBe("yes");
+    expect(JSON.parse(await ok("auth", "whoami", "-o", "json")).status.userInfo.username).toBe("kube-sim-admin");
+    expect(await ok("get", "clusterroles", "-o", "name")).toBe("");
   });
 
   it("delete", async () => {
