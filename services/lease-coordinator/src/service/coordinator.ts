@@ -236,8 +236,9 @@ export class Coordinator {
         // A forced request's preemption mark was just written (it is the decision's last write):
         // lease.preempted is published once, keyed by the mark's resourceVersion.
         const preempted = decision.events.filter((e) => e.type === "lease.preempted");
+        const marked = preempted.length > 0 ? this.nodeLeaseOf(written) : undefined;
         if (preempted.length > 0) {
-          this.publish(preempted, { namespace: this.o.policy.namespace, writtenRv: written.at(-1)?.resourceVersion, lease: this.nodeLeaseOf(written) });
+          this.publish(preempted, { namespace: this.o.policy.namespace, writtenRv: written.at(-1)?.resourceVersion, lease: marked });
           this.o.logger.info({ node: req.node, holder: decision.current?.holder, preemptor: req.holder, operation: op }, "lease preempted");
         }
         const others = decision.events.filter((e) => e.type !== "lease.preempted");
@@ -245,7 +246,7 @@ export class Coordinator {
           if (decision.code === "Invalid") throw new CoordinatorError("invalid", decision.reason);
           this.publish(others, { namespace: this.o.policy.namespace, requester: req.holder, operation: req.operation, retryAfterSeconds: decision.retryAfterSeconds });
           this.o.logger.debug({ node: req.node, holder: req.holder, operation: op, code: decision.code }, "lease denied");
-          return { kind: "denied", code: decision.code, reason: decision.reason, current: decision.current, retryAfterSeconds: decision.retryAfterSeconds, warnings: decision.warnings };
+          return { kind: "denied", code: decision.code, reason: decision.reason, current: marked ?? decision.current, retryAfterSeconds: decision.retryAfterSeconds, warnings: decision.warnings };
         }
         if (!announced) {
           announced = true;
