@@ -40,6 +40,7 @@ export interface CoordinatorLeaserOptions {
 export class CoordinatorNodeLeaser implements NodeLeaser {
   private readonly client: LeaseServiceClient;
   private readonly handles = new Map<string, LeaseHandle>();
+  private preemptionHandler: ((node: string, kind: DisruptionKind, preemptedBy: string) => void | Promise<void>) | undefined;
 
   constructor(private readonly o: CoordinatorLeaserOptions) {
     this.client = new LeaseServiceClient(o.address, o.credentials ?? grpc.credentials.createInsecure());
@@ -47,6 +48,11 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
 
   private key(node: string, kind: DisruptionKind): string {
     return `${kind}/${node}`;
+  }
+
+  /** Also told of every preemption (cluster-sim's actors register their safe point here). */
+  setPreemptionHandler(handler: (node: string, kind: DisruptionKind, preemptedBy: string) => void | Promise<void>): void {
+    this.preemptionHandler = handler;
   }
 
   /** The hold's signal (aborts on loss), while held. */
@@ -70,7 +76,9 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
         durationSeconds: this.o.durationSeconds ?? 60,
         timings: this.o.timings,
         watchPreemption: this.o.watchPreemption,
-        onPreempted: (info) => this.o.onPreempted?.(node, kind, info.preemptedBy),
+        onPreempted: async (info) => {
+          await Promise.all([this.o.onPreempted?.(node, kind, info.preemptedBy), this.preemptionHandler?.(node, kind, info.preemptedBy)]);
+        },
       });
       this.handles.set(key, handle);
       handle.signal.addEventListener("abort", () => {
