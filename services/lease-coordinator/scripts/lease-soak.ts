@@ -18,9 +18,14 @@ const options = faultyWorldOptions({ forceRate });
 const started = performance.now();
 let total = emptyOutcome();
 let broken = 0;
+let doubleHolders = 0;
+let budgets = 0;
 for (let seed = first; seed < first + seeds; seed++) {
   const o = runModel(seed, options);
   if (o.violations.length > 0) broken++;
+  // Two believing holders of one node break the lease invariant; the rest are budget overruns.
+  doubleHolders += o.violations.filter((v) => v.includes(" believed held by ")).length;
+  budgets += o.violations.filter((v) => !v.includes(" believed held by ")).length;
   total = addOutcomes(total, { ...o, violations: total.violations.length < 5 ? o.violations.slice(0, 1) : [] });
   if ((seed - first + 1) % 10_000 === 0) process.stderr.write(`${seed - first + 1} seeds…\n`);
 }
@@ -37,6 +42,8 @@ const rows: Array<[string, number | string]> = [
   ["preemptions learned by watch", counts.learnedByWatch],
   ["holds ended at the holder's deadline", counts.expiries],
   ["replica restarts", counts.replicaRestarts],
+  ["violations: two believing holders of a node", doubleHolders],
+  ["violations: budget exceeded", budgets],
   ["seeds with violations", broken],
   ["run time", `${seconds.toFixed(1)} s`],
 ];

@@ -63,6 +63,12 @@ function orphanSlotReleases(view: LeaseView, holder: string, node: string, nodeU
 }
 
 /**
+ * The invariant every decision keeps: at no instant do two holders each hold an unexpired,
+ * un-preempted grant for one node. Grants are CAS writes on the node Lease; expiry counts from this
+ * replica's first sighting of the record, so it comes after the holder's own deadline; and a forced
+ * request only marks the holder preempted (it can no longer renew) — the preemptor is granted after
+ * the holder released or the lease expired. model.ts checks it against what requesters believe.
+ *
  * Decides an Acquire (a renew when the requester already holds the node). Pure: the caller performs
  * `writes` in order as compare-and-swap updates; on any 409 it re-reads and decides again, and it
  * answers the requester only after every write succeeded (reserve before act).

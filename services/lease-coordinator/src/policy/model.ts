@@ -63,6 +63,8 @@ export interface ModelOptions {
   waitRate?: number;
   /** Largest clock step between two events (default 8 s; leases last 20-80 s). */
   maxStepMs?: number;
+  /** Told of every decision and belief change (to replay a failing seed). */
+  trace?: (line: string) => void;
 }
 
 export interface ModelOutcome {
@@ -111,7 +113,8 @@ export function runModel(seed: number, o: ModelOptions): ModelOutcome {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
   const policy = testPolicy({ postReleaseDelaySeconds: 0 });
   const store = new MemoryLeaseStore();
-  let now = Date.parse("2026-11-21T10:00:00Z");
+  const t0 = Date.parse("2026-11-21T10:00:00Z");
+  let now = t0;
   const replicas = Array.from({ length: o.replicas }, () => new Replica(policy, o.faults ? Math.round((rnd() * 2 - 1) * o.maxSkewSeconds * 1000) : 0));
   const epochs = replicas.map(() => 0);
   const beliefs = new Map<string, Belief>();
@@ -165,6 +168,10 @@ export function runModel(seed: number, o: ModelOptions): ModelOutcome {
   function* acquireFlow(ri: number, who: string, req: AcquireRequest, op: OperationName, persistent: boolean): Flow {
     const alive = aliveFor(ri, who);
     const start = now;
+    // A holder asking for a shorter term caps its belief at once: the write may land even if the
+    // reply is lost (then the lease expires by the new term, not the old one).
+    const cur = beliefs.get(who);
+    if (cur?.node === req.node) cur.until = Math.min(cur.until, start + req.durationSeconds * 1000);
     const waitUntil = start + req.waitSeconds * 1000;
     for (let round = 0; round < 12; round++) {
       yield;
@@ -172,6 +179,7 @@ export function runModel(seed: number, o: ModelOptions): ModelOutcome {
       const remaining = Math.max(0, Math.ceil((waitUntil - now) / 1000));
       const d: Decision = decide({ ...req, waitSeconds: remaining }, state(ri), at(ri), policy);
       keep(ri, d);
+      o.trace?.(`t=${(now - t0) / 1000} r${ri} acquire ${who} ${req.node} ${op}${req.force ? " force" : ""} start=${(start - t0) / 1000} dur=${req.durationSeconds} → ${d.kind}${d.kind !== "grant" ? ` ${d.code}: ${d.reason}` : ""} writes=${d.writes.map((w) => `${w.name}@${w.expectedResourceVersion}:${w.body.spec.holderIdentity ?? ""}`).join(",")}`);
       const marks = d.writes.filter(isMark).length;
       const r = yield* write(d.writes, alive, true);
       if (r === "dead") return;
@@ -195,6 +203,7 @@ export function runModel(seed: number, o: ModelOptions): ModelOutcome {
         out.grants++;
         if (!d.renewal && d.leaseBody.metadata.annotations[ANN_FORCED_BY] !== undefined) out.preemptorGrants++;
         beliefs.set(who, { node: req.node, op, until: start + req.durationSeconds * 1000 });
+        o.trace?.(`t=${(now - t0) / 1000} ${who} believes ${req.node} until ${(start + req.durationSeconds * 1000 - t0) / 1000}`);
         return;
       }
       out.denials++;
@@ -225,6 +234,7 @@ export function runModel(seed: number, o: ModelOptions): ModelOutcome {
       if (!alive()) return;
       const d = decideRenew({ node: b.node, holder: who }, state(ri), at(ri), policy);
       keep(ri, d);
+      o.trace?.(`t=${(now - t0) / 1000} r${ri} renew ${who} ${b.node} start=${(start - t0) / 1000} → ${d.kind}${d.kind !== "grant" ? ` ${d.code}: ${d.reason}` : ""} writes=${d.writes.map((w) => `${w.name}@${w.expectedResourceVersion}`).join(",")}`);
       if (d.kind !== "grant") {
         out.denials++;
         forget(who, b.node);
@@ -245,6 +255,7 @@ export function runModel(seed: number, o: ModelOptions): ModelOutcome {
       out.grants++;
       const cur = beliefs.get(who);
       if (cur?.node === b.node) beliefs.set(who, { ...cur, until: Math.max(cur.until, start + (d.lease.durationSeconds ?? 0) * 1000) });
+      o.trace?.(`t=${(now - t0) / 1000} ${who} renewed ${b.node} belief ${cur?.node === b.node ? `until ${(beliefs.get(who)!.until - t0) / 1000}` : "none"}`);
       return;
     }
   }
@@ -257,6 +268,7 @@ export function runModel(seed: number, o: ModelOptions): ModelOutcome {
       if (epochs[ri] !== myEpoch) return;
       const d = decideRelease({ node, holder: who }, state(ri), at(ri), policy);
       keep(ri, d);
+      o.trace?.(`t=${(now - t0) / 1000} r${ri} release ${who} ${node} → ${d.kind} writes=${d.writes.map((w) => `${w.name}@${w.expectedResourceVersion}`).join(",")}`);
       const r = yield* write(d.writes, () => epochs[ri] === myEpoch, false);
       if (r !== false) return;
     }
@@ -334,11 +346,13 @@ export function runModel(seed: number, o: ModelOptions): ModelOutcome {
     } else if (o.faults && r < 0.865) {
       const ri = Math.floor(rnd() * replicas.length);
       replicas[ri]!.crash();
+      o.trace?.(`t=${(now - t0) / 1000} replica r${ri} restarts`);
       epochs[ri] = (epochs[ri] ?? 0) + 1;
       out.replicaRestarts++;
     } else if (o.faults && r < 0.885) {
       const who = pick(requesters);
       beliefs.delete(who); // the process died, and its guarded work with it
+      o.trace?.(`t=${(now - t0) / 1000} requester ${who} crashes`);
       requesterEpoch.set(who, (requesterEpoch.get(who) ?? 0) + 1);
     }
     check(step);
