@@ -67,7 +67,12 @@ export function planSlot(
 ): SlotPlan {
   const mine = slots.find((s) => s.validity.status === "held" && s.rec.holder === holder && s.rec.node === node);
   if (mine) return { kind: "reuse", slot: mine };
-  const held = slots.filter((s) => s.validity.status === "held");
+  // A slot whose lease expired while its node is still disrupted (NotReady, cordoned, deleting) keeps
+  // counting that node: replicas judge expiry each on its own clock, and one that still sees the slot
+  // held counts the node there, so taking the slot over would count it nowhere.
+  const occupied = (s: SlotView) =>
+    s.validity.status === "held" || (s.rec.holder !== "" && s.rec.node !== node && cluster.disruptedWithoutLease.has(s.rec.node));
+  const held = slots.filter(occupied);
   const slotted = new Set(held.map((s) => s.rec.node));
   // Members disrupted without a slot, found from the disrupted side (held or unavailable nodes),
   // which is small, instead of walking every member of a 10,000-node pool.
@@ -80,7 +85,7 @@ export function planSlot(
   }
   const usable = scope.limit - disruptedNoSlot.length;
   if (held.length + disruptedNoSlot.length + 1 > scope.limit) {
-    const soonest = Math.min(...held.map((s) => (s.validity.status === "held" ? s.validity.expiresInSeconds : Number.POSITIVE_INFINITY)));
+    const soonest = Math.min(...held.map((s) => (s.validity.status === "held" ? s.validity.expiresInSeconds : policy.defaultRetryAfterSeconds)));
     const names = [...slotted, ...disruptedNoSlot].sort();
     return {
       kind: "blocked",
@@ -108,7 +113,7 @@ export function planSlot(
   for (let i = 0; i < usable; i++) {
     const index = (start + i) % usable;
     const slot = byIndex.get(index);
-    if (slot === undefined || slot.validity.status !== "held") return { kind: "take", index, slot };
+    if (slot === undefined || !occupied(slot)) return { kind: "take", index, slot };
   }
   return {
     kind: "blocked",
