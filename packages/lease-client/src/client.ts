@@ -289,8 +289,10 @@ class RenewingLease implements LeaseHandle {
     this.stop();
     // A renew still in flight must not land after the release (scenario 14).
     await this.inFlight;
-    this.verdict = "released";
-    if (wasLost) return;
+    if (wasLost) {
+      this.verdict = "released";
+      return;
+    }
     try {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -303,6 +305,8 @@ class RenewingLease implements LeaseHandle {
           if (attempt >= 2) throw err;
         }
       }
+      // "released" only once the coordinator has it: a preemptor asking then is granted.
+      this.verdict = "released";
       this.o.onStateChange?.("released", "released by the holder");
     } finally {
       if (this.owned) this.client.close();

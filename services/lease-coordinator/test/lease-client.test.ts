@@ -90,7 +90,7 @@ describe("lease-client", () => {
     const res = await forcer;
     expect(res.granted).toBe(true);
     expect(res.lease?.holder).toBe("admin-bob");
-    expect(handle.state).toBe("released");
+    await waitFor(() => handle.state === "released", { timeoutMs: 5_000, what: "the client's release answered" });
   });
 
   it("CoordinatorNodeLeaser: a preempted hold reaches the actor's safe point, is released and is not reported lost", async () => {
