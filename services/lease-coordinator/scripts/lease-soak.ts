@@ -3,7 +3,8 @@
 // restarts and clock skew. Prints counts of grants, denials, preemptions and violations (must be 0)
 // and the run time; exits 1 on any violation, printing the first seeds that broke.
 // Run (from services/lease-coordinator): node --import tsx scripts/lease-soak.ts [seeds] [first seed]
-// Env: SOAK_SEEDS (100000), SOAK_FIRST (1), SOAK_FORCE_RATE (0.2).
+// Env: SOAK_SEEDS (100000), SOAK_FIRST (1), SOAK_FORCE_RATE (0.2); SOAK_TRACE=1 prints every
+// decision and belief change (replay one failing seed: lease-soak.ts 1 <seed>).
 import { addOutcomes, emptyOutcome, faultyWorldOptions, runModel } from "../src/policy/model.js";
 
 const seeds = Number(process.argv[2] ?? process.env.SOAK_SEEDS ?? 100_000);
@@ -14,7 +15,8 @@ if (!Number.isInteger(seeds) || seeds <= 0 || !Number.isInteger(first)) {
   process.exit(2);
 }
 
-const options = faultyWorldOptions({ forceRate });
+const trace = process.env.SOAK_TRACE === "1" ? (line: string) => void process.stdout.write(`${line}\n`) : undefined;
+const options = faultyWorldOptions({ forceRate, trace });
 const started = performance.now();
 let total = emptyOutcome();
 let broken = 0;
