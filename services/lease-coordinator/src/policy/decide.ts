@@ -187,7 +187,8 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
         const mark = reencode(ours, nodeState.uid, { annotations: { [ANN_PREEMPTED_BY]: label, [ANN_PREEMPTED_AT]: formatMicroTime(now), [ANN_FORCED_BY]: c.audit } });
         const preempted: PolicyEvent = { type: "lease.preempted", node: req.node, message: c.audit, previous: toNodeLease(ours) };
         const retry = retryFor(v, policy);
-        return refuse("PreemptionPending", `${ours.holder} preempted by ${label}: granted once it releases or its lease expires (within ${retry}s)`, ours, retry, [mark], true, [preempted]);
+        const within = Number.isFinite(v.expiresInSeconds) ? ` (within ${Math.max(1, Math.ceil(v.expiresInSeconds))}s)` : "";
+        return refuse("PreemptionPending", `${ours.holder} preempted by ${label}: granted once it releases or its lease expires${within}`, ours, retry, [mark], true, [preempted]);
       }
       transitions = ours.transitions + 1;
     } else {
