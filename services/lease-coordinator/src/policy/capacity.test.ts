@@ -23,6 +23,13 @@ describe("budget slots", () => {
     expect(b).toMatchObject({ kind: "take", index: 1 });
   });
 
+  it("a released slot of a node that is still NotReady keeps counting it (a release landing after another replica decided)", () => {
+    const released = { ...slot(0, "b5", "expired"), validity: { status: "free", why: "no holder" } } as SlotView;
+    released.rec = { ...released.rec, holder: "" };
+    // The other replica decided before the release: b5 in slot 0, it aims at slot 1. So must this one.
+    expect(plan([released], ["b5"], [])).toMatchObject({ kind: "take", index: 1 });
+  });
+
   it("an expired slot of a node that is no longer disrupted is free again", () => {
     expect(plan([slot(0, "a2", "expired"), slot(1, "a3", "held")], [], ["a3"])).toMatchObject({ kind: "take", index: 0 });
   });

@@ -67,11 +67,13 @@ export function planSlot(
 ): SlotPlan {
   const mine = slots.find((s) => s.validity.status === "held" && s.rec.holder === holder && s.rec.node === node);
   if (mine) return { kind: "reuse", slot: mine };
-  // A slot whose lease expired while its node is still disrupted (NotReady, cordoned, deleting) keeps
-  // counting that node: replicas judge expiry each on its own clock, and one that still sees the slot
-  // held counts the node there, so taking the slot over would count it nowhere.
+  // A slot whose lease expired or was released while its node is still disrupted (NotReady,
+  // cordoned, deleting) keeps counting that node: a replica that still sees the slot held (expiry is
+  // judged on each replica's clock, a release may land after it decided) counts the node there, and
+  // moving the node to the slot-less count would shift the usable indices under it, so two grants
+  // could land on different slots without any CAS colliding.
   const occupied = (s: SlotView) =>
-    s.validity.status === "held" || (s.rec.holder !== "" && s.rec.node !== node && cluster.disruptedWithoutLease.has(s.rec.node));
+    s.validity.status === "held" || (s.rec.node !== "" && s.rec.node !== node && cluster.disruptedWithoutLease.has(s.rec.node));
   const held = slots.filter(occupied);
   const slotted = new Set(held.map((s) => s.rec.node));
   // Members disrupted without a slot, found from the disrupted side (held or unavailable nodes),
