@@ -37,6 +37,10 @@ export interface SimContext {
   log: SimLogger;
   rebootingState: boolean;
   poolRoles: Record<string, string[]>;
+  /** Nodes whose update lease was preempted: their daemon stays stopped until the lease is held again. */
+  halted: Set<string>;
+  /** Lets a halted node's daemon go on (the update lease is held again). */
+  resume(node: string): void;
 }
 
 /** Real milliseconds until a stage fires, from its simulated duration + jitter. */

@@ -6,7 +6,7 @@ export { coreosStream, bootImagesConfigMap, amiId } from "./generate/bootimages.
 export { OPERATORS } from "./generate/operators.js";
 export { releaseImage, renderedName, rhcosRelease, kubeVersion, sameMinor } from "./release.js";
 export { startSimulation, FAILURE_KINDS, type Simulation, type SimulationOptions, type FailureKind } from "./simulation.js";
-export { noopLeaser, LocalLeaser, type NodeLeaser, type DisruptionKind } from "./leaser.js";
+export { noopLeaser, LocalLeaser, type NodeLeaser, type DisruptionKind, type PreemptionHandler } from "./leaser.js";
 export { DEFAULT_TIMING, mergeTiming, type Timing, type Stage } from "./timing.js";
 export { snapshotOf, writeSnapshot, listDocument, SNAPSHOT_PARTS, type ClusterSnapshot } from "./snapshot.js";
 export { cvoStep, aggregateUpgradeable, preconditionMessage, upgradeableBlockers } from "./actors/cvo.js";

@@ -90,6 +90,38 @@ describe("scenarios on kube-sim", () => {
     expect(degraded[0]!.metadata.annotations![A.desiredDrain]).not.toBe(degraded[0]!.metadata.annotations![A.lastAppliedDrain]);
   });
 
+  it("a preempted update: the daemon stops at its next safe point (never inside a reboot), the lease is released, and the update resumes once the lease is held again", async () => {
+    const sc = await loadScenario("upgrade-basic");
+    const leaser = new LocalLeaser();
+    const r = await runScenario({ ...sc, steps: [] }, { kc: kubeConfigForUrl(ks.url), timeScale: 1200, keepRunning: true, leaser });
+    const sim = r.sim;
+    const ann = (name: string) => sim.world.get("node", name)?.metadata.annotations ?? {};
+    try {
+      await sim.upgrade("4.15.5");
+      let target = "";
+      await sim.waitFor(() => {
+        const n = sim.world.list("node").find((x) => leaser.holders.get(x.metadata.name) === "Update" && x.metadata.annotations?.[A.state] === MCD.working);
+        target = n?.metadata.name ?? "";
+        return target !== "";
+      }, 60_000, "a node whose daemon is working on its update");
+      await leaser.preempt(target, "Maintenance", "admin-alice (Maintenance)");
+      expect(leaser.holders.get(target)).toBe("Maintenance");
+      const stopped = ann(target);
+      expect(stopped[A.postConfigAction]).not.toBe(MCD.rebooting);
+      // 30 simulated minutes under maintenance: the update does not move (no drain, no reboot).
+      await new Promise((res) => setTimeout(res, 1_500));
+      const later = ann(target);
+      for (const k of [A.currentConfig, A.state, A.postConfigAction, A.lastAppliedDrain]) expect(later[k]).toBe(stopped[k]);
+      expect(sim.world.get("node", target)!.status.conditions.find((c: { type: string }) => c.type === "Ready").status).toBe("True");
+      // Maintenance over: the controller holds the update lease again and the daemon goes on.
+      await leaser.release(target, "Maintenance");
+      await sim.waitFor(() => ann(target)[A.currentConfig] === ann(target)[A.desiredConfig] && ann(target)[A.state] === MCD.done, 60_000, "the update resumed and completed");
+      await sim.waitFor(() => leaser.holders.get(target) === undefined, 30_000, "the update lease released when done");
+    } finally {
+      await sim.stop();
+    }
+  });
+
   it("CVO refuses a minor update while an operator is Upgradeable=False and accepts a z-stream one", async () => {
     const sc = await loadScenario("upgrade-basic");
     const r = await runScenario({ ...sc, steps: [] }, { kc: kubeConfigForUrl(ks.url), timeScale: 600, keepRunning: true });

@@ -96,10 +96,19 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     log: o.logger ?? silentSimLogger,
     rebootingState: o.rebootingState ?? true,
     poolRoles,
+    halted: new Set(),
+    resume: () => undefined,
   };
   const pods = new PodActors(ctx);
   const agent = new NodeAgent(ctx, pods);
   const controller = new NodeController(ctx);
+  ctx.resume = (node) => {
+    ctx.halted.delete(node);
+    const obj = world.get("node", node);
+    if (obj) agent.evaluate(obj);
+  };
+  // A preempted update stops at the daemon's next safe point; other kinds hold nothing to stop.
+  ctx.leaser.setPreemptionHandler?.((node, kind) => (kind === "Update" ? controller.preempted(node) : Promise.resolve()));
   const cvo = new CvoActor(ctx);
   const kubelet = new Kubelet(ctx, o.heartbeat);
   const remediation = o.remediation ? new RemediationAgent(ctx, kubelet, o.remediation, (n) => failures.neverReturns.delete(n)) : undefined;

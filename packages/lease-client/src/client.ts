@@ -2,6 +2,10 @@
 // handle's `signal` aborts when the hold is lost (renew refused K times in a row, or no successful
 // renew within the renew deadline), which is before the lease can expire for anyone else: the
 // guarded work must stop there (the lease does not fence, node-leases.md pitfall 24).
+// It also aborts when a forced request preempts the lease (seen on a renew's response or refusal,
+// or on the Watch stream): the client stops renewing at once, tells its owner (onPreempted, whose
+// promise is the owner's safe point) and then releases, so the preemptor is granted without
+// waiting for the lease to expire.
 import * as grpc from "@grpc/grpc-js";
 import {
   LeaseServiceClient,
@@ -11,6 +15,7 @@ import {
   type ReleaseResponse,
   type RenewResponse,
   type Warning,
+  type WatchResponse,
 } from "@lockstep/contracts";
 import { afterRenew, defaultTimings, validateHolderTimings, type HolderState, type HolderTimings, type HolderVerdict, type RenewResult } from "./health.js";
 import { toOperationType, type OperationName } from "./operation.js";
@@ -32,7 +37,43 @@ export interface AcquireLeaseOptions {
   /** Share one client between many leases (not closed by the handle). */
   client?: LeaseServiceClient;
   /** Told about every change of the hold's state. */
-  onStateChange?(state: HolderVerdict | "released", reason: string): void;
+  onStateChange?(state: LeaseHolderState, reason: string): void;
+  /**
+   * The lease was preempted: renewing has stopped and `signal` has aborted (LeasePreemptedError).
+   * Stop the guarded work at a safe point; the client releases the node once this settles.
+   */
+  onPreempted?(info: PreemptionInfo): void | Promise<void>;
+  /** Also watch the node's lease (LeaseService.Watch) to learn of a preemption before the next renew. */
+  watchPreemption?: boolean;
+}
+
+/** A handle's state: the renew loop's verdict, then preempted and/or released. */
+export type LeaseHolderState = HolderVerdict | "preempted" | "released";
+
+export interface PreemptionInfo {
+  node: string;
+  holder: string;
+  /** "<holder> (<operation>)" of the forced request. */
+  preemptedBy: string;
+  reason: string;
+}
+
+/** The reason `signal` aborts with when the lease is preempted. */
+export class LeasePreemptedError extends Error {
+  override name = "LeasePreemptedError";
+  constructor(
+    readonly node: string,
+    readonly preemptedBy: string,
+    readonly reason: string,
+  ) {
+    super(`lease on ${node} preempted by ${preemptedBy}: ${reason}`);
+  }
+}
+
+/** The preemptor named in a coordinator's "Preempted: preempted by <holder> (<op>) at …" refusal. */
+export function preemptorOf(details: string): string | undefined {
+  if (!details.startsWith("Preempted:")) return undefined;
+  return /preempted by (.*? \([A-Za-z]+\))/.exec(details)?.[1] ?? "another holder";
 }
 
 export interface LeaseHandle {
@@ -41,9 +82,11 @@ export interface LeaseHandle {
   /** The lease as last granted or renewed. */
   readonly lease: NodeLease;
   readonly warnings: Warning[];
-  /** Aborts (with the reason) when the hold is lost; never on a voluntary release. */
+  /** Aborts (with the reason) when the hold is lost or preempted; never on a voluntary release. */
   readonly signal: AbortSignal;
-  readonly state: HolderVerdict | "released";
+  readonly state: LeaseHolderState;
+  /** "<holder> (<operation>)" once the lease was preempted, else "". */
+  readonly preemptedBy: string;
   /** Stops renewing (waiting for a renew in flight) and releases the node. */
   release(): Promise<void>;
 }
@@ -56,6 +99,8 @@ export class LeaseDeniedError extends Error {
     readonly current: NodeLease | undefined,
     readonly retryAfterSeconds: number,
     readonly warnings: Warning[],
+    /** e.g. "Held", "MaintenanceFlagged", "PreemptionPending" (a forced request marked the holder). */
+    readonly code = "",
   ) {
     super(`lease on ${node} denied: ${reason}`);
   }
@@ -94,7 +139,7 @@ export async function acquireLease(o: AcquireLeaseOptions): Promise<LeaseHandle>
   }
   if (!res.granted || !res.lease) {
     if (owned) client.close();
-    throw new LeaseDeniedError(o.node, res.deniedReason, res.current, res.retryAfterSeconds, res.warnings);
+    throw new LeaseDeniedError(o.node, res.deniedReason, res.current, res.retryAfterSeconds, res.warnings, res.deniedCode);
   }
   return new RenewingLease(o, client, owned, res.lease, res.warnings, timings);
 }
@@ -103,7 +148,10 @@ class RenewingLease implements LeaseHandle {
   private readonly lost = new AbortController();
   private current: NodeLease;
   private health: HolderState;
-  private verdict: HolderVerdict | "released" = "holding";
+  private verdict: LeaseHolderState = "holding";
+  private preemptor = "";
+  private watch: grpc.ClientReadableStream<WatchResponse> | undefined;
+  private releasing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private watchdog: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
@@ -121,6 +169,7 @@ class RenewingLease implements LeaseHandle {
     this.health = { lastRenewedMs: Date.now(), consecutiveLosses: 0 };
     this.armWatchdog();
     this.schedule();
+    if (o.watchPreemption) this.watchLease();
   }
 
   get node(): string {
@@ -135,8 +184,38 @@ class RenewingLease implements LeaseHandle {
   get signal(): AbortSignal {
     return this.lost.signal;
   }
-  get state(): HolderVerdict | "released" {
+  get state(): LeaseHolderState {
     return this.verdict;
+  }
+  get preemptedBy(): string {
+    return this.preemptor;
+  }
+
+  /** The Watch stream sends the node's lease on every change, the preemption mark included. */
+  private watchLease(): void {
+    const stream = this.client.watch({ node: this.o.node });
+    this.watch = stream;
+    stream.on("data", (m: WatchResponse) => {
+      const l = m.lease;
+      if (l && !l.foreign && l.holder === this.o.holder && l.preemptedBy) this.preempted(l.preemptedBy, `preempted by ${l.preemptedBy} (seen on the Watch stream)`);
+    });
+    stream.on("error", () => undefined); // cancelled on stop; a broken stream leaves the renew path
+  }
+
+  /** Stop renewing, abort the guarded work, let the owner reach its safe point, then release. */
+  private preempted(by: string, why: string): void {
+    if (this.verdict !== "holding" && this.verdict !== "paused") return;
+    this.stop();
+    this.preemptor = by;
+    this.verdict = "preempted";
+    this.o.onStateChange?.("preempted", why);
+    this.lost.abort(new LeasePreemptedError(this.o.node, by, why));
+    const info: PreemptionInfo = { node: this.o.node, holder: this.o.holder, preemptedBy: by, reason: why };
+    void Promise.resolve()
+      .then(() => this.o.onPreempted?.(info))
+      .catch(() => undefined)
+      .then(() => this.release())
+      .catch(() => undefined);
   }
 
   private schedule(): void {
@@ -163,11 +242,15 @@ class RenewingLease implements LeaseHandle {
       const budget = this.health.lastRenewedMs + this.timings.renewDeadlineSeconds * 1000 - Date.now();
       const res = await unary<object, RenewResponse>(this.client, "renew", { node: this.o.node, holder: this.o.holder }, Math.max(1, budget));
       if (res.lease) this.current = res.lease;
+      if (res.lease?.preemptedBy) return this.preempted(res.lease.preemptedBy, `preempted by ${res.lease.preemptedBy}`);
       result = "renewed";
     } catch (err) {
       const e = err as grpc.ServiceError;
-      result = e.code === grpc.status.FAILED_PRECONDITION ? "refused" : "error";
       why = e.details || e.message;
+      const by = e.code === grpc.status.FAILED_PRECONDITION ? preemptorOf(why) : undefined;
+      // Preempted is final (the coordinator refuses every renew from now on): no K-in-a-row wait.
+      if (by !== undefined) return this.preempted(by, why);
+      result = e.code === grpc.status.FAILED_PRECONDITION ? "refused" : "error";
     }
     if (!this.stopped) this.judge(result, why);
   }
@@ -192,16 +275,24 @@ class RenewingLease implements LeaseHandle {
     this.stopped = true;
     clearTimeout(this.timer);
     clearTimeout(this.watchdog);
+    this.watch?.cancel();
+    this.watch = undefined;
   }
 
-  async release(): Promise<void> {
-    if (this.verdict === "released") return;
+  release(): Promise<void> {
+    this.releasing ??= this.releaseOnce();
+    return this.releasing;
+  }
+
+  private async releaseOnce(): Promise<void> {
     const wasLost = this.verdict === "lost";
     this.stop();
     // A renew still in flight must not land after the release (scenario 14).
     await this.inFlight;
-    this.verdict = "released";
-    if (wasLost) return;
+    if (wasLost) {
+      this.verdict = "released";
+      return;
+    }
     try {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -214,6 +305,8 @@ class RenewingLease implements LeaseHandle {
           if (attempt >= 2) throw err;
         }
       }
+      // "released" only once the coordinator has it: a preemptor asking then is granted.
+      this.verdict = "released";
       this.o.onStateChange?.("released", "released by the holder");
     } finally {
       if (this.owned) this.client.close();

@@ -2,7 +2,7 @@
 // NodeLeaser, which this package does not depend on): one renewing lease per node and kind.
 import * as grpc from "@grpc/grpc-js";
 import { LeaseServiceClient, OperationType } from "@lockstep/contracts";
-import { acquireLease, LeaseDeniedError, type LeaseHandle } from "./client.js";
+import { acquireLease, LeaseDeniedError, LeasePreemptedError, type LeaseHandle } from "./client.js";
 import type { HolderTimings } from "./health.js";
 
 export type DisruptionKind = "Update" | "Remediation" | "Maintenance";
@@ -28,11 +28,19 @@ export interface CoordinatorLeaserOptions {
   credentials?: grpc.ChannelCredentials;
   /** The hold on `node` was lost: the actor must stop disrupting it. */
   onLost?(node: string, kind: DisruptionKind, reason: string): void;
+  /**
+   * A forced request preempted the hold on `node`: the actor stops at its next safe point and
+   * resolves; the lease is released then (at once when absent).
+   */
+  onPreempted?(node: string, kind: DisruptionKind, preemptedBy: string): void | Promise<void>;
+  /** Watch each held lease to learn of a preemption before the next renew (one stream per hold). */
+  watchPreemption?: boolean;
 }
 
 export class CoordinatorNodeLeaser implements NodeLeaser {
   private readonly client: LeaseServiceClient;
   private readonly handles = new Map<string, LeaseHandle>();
+  private preemptionHandler: ((node: string, kind: DisruptionKind, preemptedBy: string) => void | Promise<void>) | undefined;
 
   constructor(private readonly o: CoordinatorLeaserOptions) {
     this.client = new LeaseServiceClient(o.address, o.credentials ?? grpc.credentials.createInsecure());
@@ -40,6 +48,11 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
 
   private key(node: string, kind: DisruptionKind): string {
     return `${kind}/${node}`;
+  }
+
+  /** Also told of every preemption (cluster-sim's actors register their safe point here). */
+  setPreemptionHandler(handler: (node: string, kind: DisruptionKind, preemptedBy: string) => void | Promise<void>): void {
+    this.preemptionHandler = handler;
   }
 
   /** The hold's signal (aborts on loss), while held. */
@@ -62,10 +75,16 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
         reason: `${kind} by ${this.o.holder}`,
         durationSeconds: this.o.durationSeconds ?? 60,
         timings: this.o.timings,
+        watchPreemption: this.o.watchPreemption,
+        onPreempted: async (info) => {
+          await Promise.all([this.o.onPreempted?.(node, kind, info.preemptedBy), this.preemptionHandler?.(node, kind, info.preemptedBy)]);
+        },
       });
       this.handles.set(key, handle);
       handle.signal.addEventListener("abort", () => {
         if (this.handles.get(key) === handle) this.handles.delete(key);
+        // A preemption goes to onPreempted (the handle releases after it); anything else is a loss.
+        if (handle.signal.reason instanceof LeasePreemptedError) return;
         this.o.onLost?.(node, kind, String((handle.signal.reason as Error)?.message ?? handle.signal.reason));
       });
       return true;

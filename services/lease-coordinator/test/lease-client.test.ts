@@ -1,6 +1,7 @@
 // @lockstep/lease-client against the real service: the renew loop keeps the lease past its
-// duration, and the handle's signal fires when an admin force-takes the node.
-import { acquireLease, CoordinatorNodeLeaser, LeaseDeniedError } from "@lockstep/lease-client";
+// duration, and a forced request preempts it: the client stops renewing, tells its owner, waits for
+// the owner's safe point and releases, and the preemptor is granted.
+import { acquireLease, CoordinatorNodeLeaser, LeaseDeniedError, LeasePreemptedError, type PreemptionInfo } from "@lockstep/lease-client";
 import { OperationType } from "@lockstep/contracts";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,7 +10,7 @@ import { acquire, holdersInApi, NS, startWorld, type World } from "./harness.js"
 let world: World;
 
 beforeAll(async () => {
-  world = await startWorld({ nodes: ["c1", "c2", "c3"] });
+  world = await startWorld({ nodes: ["c1", "c2", "c3", "c4", "c5"] });
 });
 
 afterAll(async () => {
@@ -18,8 +19,9 @@ afterAll(async () => {
 
 
 describe("lease-client", () => {
-  it("renews automatically, then its signal fires when an admin force-takes the node (renew refused twice)", async () => {
+  it("renews automatically; a forced request preempts it: the renew is refused as Preempted, the client stops, tells its owner and releases, and the admin is granted", async () => {
     const states: string[] = [];
+    const told: PreemptionInfo[] = [];
     const handle = await acquireLease({
       address: world.replicas[0]!.address,
       node: "c1",
@@ -29,6 +31,7 @@ describe("lease-client", () => {
       durationSeconds: 2,
       timings: { retryPeriodSeconds: 0.2, renewDeadlineSeconds: 1.5, maxConsecutiveLosses: 2 },
       onStateChange: (s) => states.push(s),
+      onPreempted: (info) => void told.push(info),
     });
     expect(handle.lease.holder).toBe("mcd/c1");
     // Renewed until the hold outlasts the 2 s duration + 3 s allowance several times over: still ours.
@@ -43,13 +46,75 @@ describe("lease-client", () => {
     expect((await holdersInApi(world)).get("c1")).toBe("mcd/c1");
 
     const admin = await acquire(world.replicas[0]!.client, { node: "c1", holder: "admin-alice", operation: OperationType.OPERATION_TYPE_MAINTENANCE, reason: "bad DIMM", force: true });
-    expect(admin.granted).toBe(true);
+    expect(admin.granted).toBe(false);
+    expect(admin.deniedCode).toBe("PreemptionPending");
     await waitFor(() => handle.signal.aborted, { timeoutMs: 10_000, what: "the holder's signal" });
-    expect(String((handle.signal.reason as Error).message)).toMatch(/lost: .*held by admin-alice/);
-    expect(handle.state).toBe("lost");
-    expect(states).toContain("lost");
-    await handle.release(); // nothing of ours left: resolves without touching the admin's hold
+    expect(handle.signal.reason).toBeInstanceOf(LeasePreemptedError);
+    expect((handle.signal.reason as LeasePreemptedError).preemptedBy).toBe("admin-alice (Maintenance)");
+    expect(handle.preemptedBy).toBe("admin-alice (Maintenance)");
+    expect(told).toEqual([expect.objectContaining({ node: "c1", holder: "mcd/c1", preemptedBy: "admin-alice (Maintenance)" })]);
+    // One refused renew is enough (no K-in-a-row wait); then the client releases by itself.
+    await waitFor(() => handle.state === "released", { timeoutMs: 5_000, what: "the client's release" });
+    expect(states).toEqual(["preempted", "released"]);
+    expect((await holdersInApi(world)).get("c1")).toBeUndefined();
+    const granted = await acquire(world.replicas[0]!.client, { node: "c1", holder: "admin-alice", operation: OperationType.OPERATION_TYPE_MAINTENANCE, reason: "bad DIMM" });
+    expect(granted.granted).toBe(true);
+    await handle.release(); // already released: resolves without touching the admin's hold
     expect((await holdersInApi(world)).get("c1")).toBe("admin-alice");
+  });
+
+  it("on the Watch stream it learns at once, stops at the owner's safe point and releases; a waiting forcer is granted then", async () => {
+    let reachSafePoint!: () => void;
+    const safePoint = new Promise<void>((r) => (reachSafePoint = r));
+    const handle = await acquireLease({
+      address: world.replicas[0]!.address,
+      node: "c4",
+      operation: "Update",
+      holder: "mcd/c4",
+      reason: "rendered-worker-4",
+      durationSeconds: 30,
+      // Renews are rare: only the Watch stream can tell it this soon.
+      timings: { retryPeriodSeconds: 10, renewDeadlineSeconds: 20 },
+      watchPreemption: true,
+      onPreempted: () => safePoint,
+    });
+    const started = Date.now();
+    const forcer = acquire(world.replicas[0]!.client, { node: "c4", holder: "admin-bob", operation: OperationType.OPERATION_TYPE_MAINTENANCE, reason: "firmware", force: true, waitSeconds: 30 });
+    await waitFor(() => handle.signal.aborted, { timeoutMs: 5_000, what: "the preemption seen on the Watch stream" });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(handle.state).toBe("preempted");
+    // Until the owner's safe point, the node stays with the holder (it may not be disrupted twice).
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await holdersInApi(world)).get("c4")).toBe("mcd/c4");
+    reachSafePoint();
+    const res = await forcer;
+    expect(res.granted).toBe(true);
+    expect(res.lease?.holder).toBe("admin-bob");
+    await waitFor(() => handle.state === "released", { timeoutMs: 5_000, what: "the client's release answered" });
+  });
+
+  it("CoordinatorNodeLeaser: a preempted hold reaches the actor's safe point, is released and is not reported lost", async () => {
+    const preempted: string[] = [];
+    const lost: string[] = [];
+    const mco = new CoordinatorNodeLeaser({
+      address: world.replicas[0]!.address,
+      holder: "cluster-sim-mcd",
+      durationSeconds: 30,
+      watchPreemption: true,
+      onPreempted: async (node, kind, by) => void preempted.push(`${kind}/${node} by ${by}`),
+      onLost: (node) => void lost.push(node),
+    });
+    try {
+      expect(await mco.acquire("c5", "Update")).toBe(true);
+      const res = await acquire(world.replicas[0]!.client, { node: "c5", holder: "admin-carol", operation: OperationType.OPERATION_TYPE_MAINTENANCE, reason: "rack move", force: true, waitSeconds: 20 });
+      expect(res.granted).toBe(true);
+      expect(preempted).toEqual(["Update/c5 by admin-carol (Maintenance)"]);
+      expect(lost).toEqual([]);
+      expect(mco.signalFor("c5", "Update")).toBeUndefined();
+      expect((await holdersInApi(world)).get("c5")).toBe("admin-carol");
+    } finally {
+      await mco.close();
+    }
   });
 
   it("throws LeaseDeniedError with the holder when the node is under maintenance", async () => {

@@ -69,21 +69,31 @@ describe("LeaseService", () => {
     expect(warning.warning.message).toContain("alice");
   });
 
-  it("scenario 16: maintenance over an update is refused with 'update in progress'; force takes over with an audit event", async () => {
+  it("scenario 16: maintenance over an update is refused with 'update in progress'; force preempts with an audit event", async () => {
     expect((await acquire(client(), { node: "n3", holder: "mcd/update/n3", operation: UPDATE })).granted).toBe(true);
     const refused = await acquire(client(), { node: "n3", holder: "bob", operation: MAINTENANCE, reason: "investigate" });
     expect(refused.granted).toBe(false);
     expect(refused.deniedReason).toMatch(/^update in progress: mcd\/update\/n3/);
     expect(refused.warnings.map((w) => w.code)).toContain("UpdateInProgress");
+    // Force never grants at once: the updater is marked preempted and bob goes first once it is gone.
     const forced = await acquire(client(), { node: "n3", holder: "bob", operation: MAINTENANCE, reason: "investigate", force: true });
-    expect(forced.granted).toBe(true);
+    expect(forced.granted).toBe(false);
+    expect(forced.deniedCode).toBe("PreemptionPending");
+    expect(forced.current).toMatchObject({ holder: "mcd/update/n3", preemptedBy: "bob (Maintenance)" });
     expect(forced.warnings.map((w) => w.code)).toContain("UpdateInProgress");
-    const lease = await world.coord.readNamespacedLease({ name: "n3", namespace: NS });
-    expect(lease.metadata?.annotations?.["lockstep.io/forced-takeover-from"]).toContain("mcd/update/n3");
-    expect(lease.spec?.leaseTransitions).toBe(1);
+    const marked = await world.coord.readNamespacedLease({ name: "n3", namespace: NS });
+    expect(marked.spec?.holderIdentity).toBe("mcd/update/n3");
+    expect(marked.metadata?.annotations?.["lockstep.io/forced-takeover-from"]).toContain("mcd/update/n3");
     const preempted = await waitFor(() => eventsOf(world, "lease.preempted").find((e) => e.lease?.node === "n3"), { what: "lease.preempted" });
     expect(preempted.previous.holder).toBe("mcd/update/n3");
-    expect(preempted.lease.holder).toBe("bob");
+    expect(preempted.lease).toMatchObject({ holder: "mcd/update/n3", preemptedBy: "bob (Maintenance)" });
+    await call(client(), "release", { node: "n3", holder: "mcd/update/n3" });
+    const granted = await acquire(client(), { node: "n3", holder: "bob", operation: MAINTENANCE, reason: "investigate" });
+    expect(granted.granted).toBe(true);
+    const lease = await world.coord.readNamespacedLease({ name: "n3", namespace: NS });
+    expect(lease.spec?.holderIdentity).toBe("bob");
+    expect(lease.metadata?.annotations?.["lockstep.io/forced-takeover-from"]).toContain("mcd/update/n3");
+    expect(lease.spec?.leaseTransitions).toBe(1);
     // Fencing never takes a node from a valid holder, even with force.
     const fence = await acquire(client(), { node: "n1", holder: "nhc", operation: FENCE, force: true });
     expect(fence.granted).toBe(false);

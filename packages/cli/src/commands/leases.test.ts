@@ -4,7 +4,8 @@ import { formatLeases, formatWarnings, parseDurationArg, parseOperationArg } fro
 
 const lease = (fields: Partial<NodeLease>): NodeLease => ({
   node: "w1", namespace: "lockstep-leases", leaseName: "w1", holder: "alice", operation: OperationType.OPERATION_TYPE_MAINTENANCE, reason: "disk",
-  acquireTime: new Date("2026-11-21T10:00:00Z"), renewTime: new Date("2026-11-21T10:00:00Z"), durationSeconds: 3600, transitions: 0, foreign: false, resourceVersion: "1", ...fields,
+  acquireTime: new Date("2026-11-21T10:00:00Z"), renewTime: new Date("2026-11-21T10:00:00Z"), durationSeconds: 3600, transitions: 0, foreign: false, resourceVersion: "1",
+  preemptedBy: "", preemptTime: undefined, preemptionRequestedBy: "", ...fields,
 });
 
 describe("lockstep leases", () => {
@@ -24,10 +25,22 @@ describe("lockstep leases", () => {
       [lease({}), lease({ node: "w2", leaseName: "node-w2", namespace: "medik8s-leases", holder: "NodeHealthCheck-x", operation: OperationType.OPERATION_TYPE_FENCE, reason: "", foreign: true, acquireTime: new Date("2026-11-21T11:50:00Z") })],
       new Date("2026-11-21T12:00:00Z"),
     );
-    expect(text.split("\n")[0]).toMatch(/^NODE\s+OPERATION\s+HOLDER\s+HELD FOR\s+TERM\s+FOREIGN\s+REASON$/);
+    expect(text.split("\n")[0]).toMatch(/^NODE\s+OPERATION\s+HOLDER\s+HELD FOR\s+TERM\s+FOREIGN\s+PREEMPTED-BY\s+REASON$/);
     expect(text).toMatch(/w1\s+Maintenance\s+alice\s+2h0m\s+3600s\s+disk/);
     expect(text).toMatch(/w2\s+Fence\s+NodeHealthCheck-x\s+10m\s+3600s\s+medik8s-leases\/node-w2/);
     expect(formatLeases([])).toBe("No leases held.\n");
+  });
+
+  it("shows a binding preemption with its age, and a cooperative request as asked", () => {
+    const text = formatLeases(
+      [
+        lease({ node: "w3", holder: "mcd/w3", operation: OperationType.OPERATION_TYPE_UPDATE, reason: "rendered-worker-3", preemptedBy: "alice (Maintenance)", preemptTime: new Date("2026-11-21T11:59:20Z") }),
+        lease({ node: "w4", holder: "mcd/w4", operation: OperationType.OPERATION_TYPE_UPDATE, reason: "rendered-worker-3", preemptionRequestedBy: "bob (Maintenance)" }),
+      ],
+      new Date("2026-11-21T12:00:00Z"),
+    );
+    expect(text).toMatch(/w3\s+Update\s+mcd\/w3\s+2h0m\s+3600s\s+alice \(Maintenance\) 40s ago\s+rendered-worker-3/);
+    expect(text).toMatch(/w4\s+Update\s+mcd\/w4\s+2h0m\s+3600s\s+asked: bob \(Maintenance\)\s+rendered-worker-3/);
   });
 
   it("prints warnings with code and node", () => {

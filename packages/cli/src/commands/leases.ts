@@ -60,6 +60,13 @@ function age(from: Date | undefined, now: Date): string {
   return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
 }
 
+/** PREEMPTED-BY: a binding preemption (the holder must release) or, marked "asked:", a polite one. */
+function preemption(l: NodeLease, now: Date): string {
+  if (l.preemptedBy) return `${l.preemptedBy}${l.preemptTime ? ` ${age(l.preemptTime, now)} ago` : ""}`;
+  if (l.preemptionRequestedBy) return `asked: ${l.preemptionRequestedBy}`;
+  return "";
+}
+
 /** The `lockstep leases` table. */
 export function formatLeases(leases: readonly NodeLease[], now = new Date()): string {
   if (leases.length === 0) return "No leases held.\n";
@@ -70,9 +77,10 @@ export function formatLeases(leases: readonly NodeLease[], now = new Date()): st
     age(l.acquireTime, now),
     `${l.durationSeconds}s`,
     l.foreign ? `${l.namespace}/${l.leaseName}` : "",
+    preemption(l, now),
     l.reason,
   ]);
-  const head = ["NODE", "OPERATION", "HOLDER", "HELD FOR", "TERM", "FOREIGN", "REASON"];
+  const head = ["NODE", "OPERATION", "HOLDER", "HELD FOR", "TERM", "FOREIGN", "PREEMPTED-BY", "REASON"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
   return `${[line(head), ...rows.map(line)].join("\n")}\n`;
@@ -129,7 +137,7 @@ export function register(program: Command): void {
     .requiredOption("--reason <text>", "why, shown to everyone who is denied")
     .option("--duration <d>", "term, e.g. 30m or 1h", parseDurationArg, 3600)
     .option("--wait <d>", "wait in line up to this long", parseDurationArg)
-    .option("--force", "preempt a holder the policy allows to be preempted: it is told to stop, and the node is yours once it releases or its lease expires (needs the force right; audited)", false)
+    .option("--force", "preempt a holder the policy allows to be preempted (needs the force right; audited): it may no longer renew, and you are granted once it releases or its lease expires (combine with --wait to wait for that)", false)
     .action(async (node: string, flags: Flags & { op: OperationType; holder: string; reason: string; duration: number; wait?: number; force: boolean }) => {
       const res = await rpc<AcquireResponse>(flags, "acquire", {
         node,
@@ -143,6 +151,9 @@ export function register(program: Command): void {
       process.stderr.write(formatWarnings(res.warnings));
       if (!res.granted) {
         const who = res.current ? ` (held by ${res.current.holder}${res.current.reason ? `: ${res.current.reason}` : ""})` : "";
+        if (res.deniedCode === "PreemptionPending") {
+          throw new CliError(EXIT.REFUSED, `preemption pending: ${res.deniedReason}${who}; ask again in ${res.retryAfterSeconds}s (the node is reserved for you), or use --wait`);
+        }
         throw new CliError(EXIT.REFUSED, `denied: ${res.deniedReason}${who}; retry after ${res.retryAfterSeconds}s`);
       }
       process.stdout.write(`lease on ${node} granted to ${res.lease?.holder} for ${res.lease?.durationSeconds}s (renew or release it before then)\n`);

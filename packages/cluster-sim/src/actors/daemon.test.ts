@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { A, MCD } from "../constants.js";
 import type { KubeObject } from "../types.js";
-import { daemonStage, daemonWrite, drainStage, drainTimeoutReason, uncordonWrite } from "./daemon.js";
+import { atSafePoint, daemonStage, daemonStageUnlessHalted, daemonWrite, drainStage, drainTimeoutReason, uncordonWrite } from "./daemon.js";
 
 const ctx = { now: "2026-01-01T00:00:00Z", versionOf: () => "4.15.5", nodeInfo: () => ({ osImage: "x" }), rebootingState: true };
 
@@ -63,5 +63,22 @@ describe("daemon stages chain through annotations (kube-api.md §17.3)", () => {
 
   it("words the drain timeout like upstream", () => {
     expect(drainTimeoutReason("node-a", 3600)).toBe("failed to drain node: node-a after 1 hour. Please see machine-config-controller logs for more information");
+  });
+});
+
+describe("a preempted daemon stops at its next safe point", () => {
+  const working = { [A.currentConfig]: "old", [A.desiredConfig]: "new", [A.state]: MCD.working, [A.desiredDrain]: "drain-new", [A.lastAppliedDrain]: "drain-new" };
+  const rebooting = { ...working, [A.postConfigAction]: MCD.rebooting };
+  it.each([
+    ["between stages (drained, before the reboot)", node(working), true, undefined],
+    ["not halted", node(working), false, "mcd-reboot"],
+    ["inside its reboot: the node comes back first", node(rebooting, false), true, "kubelet-boot"],
+    ["back from the reboot: it completes first", node(rebooting, true), true, "mcd-complete"],
+  ] as const)("%s", (_what, n, halted, stage) => {
+    expect(daemonStageUnlessHalted(n, halted)).toBe(stage);
+  });
+  it("is at a safe point anywhere but inside a reboot", () => {
+    expect(atSafePoint(node(working))).toBe(true);
+    expect(atSafePoint(node(rebooting, false))).toBe(false);
   });
 });

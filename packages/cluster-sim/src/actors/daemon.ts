@@ -56,6 +56,21 @@ export function daemonStage(node: KubeObject, f: NodeFailures = {}): DaemonStage
   return undefined;
 }
 
+/**
+ * Where a daemon whose update lease was preempted may stop: anywhere but inside its reboot, which
+ * cannot be taken back (the node comes back and completes first). Between two stages nothing of the
+ * update is in flight.
+ */
+export function atSafePoint(node: KubeObject): boolean {
+  return annotationsOf(node)[A.postConfigAction] !== MCD.rebooting;
+}
+
+/** The daemon stage a node runs now, unless its update lease was preempted and it can stop here. */
+export function daemonStageUnlessHalted(node: KubeObject, halted: boolean, f: NodeFailures = {}): DaemonStage | undefined {
+  if (halted && atSafePoint(node)) return undefined;
+  return daemonStage(node, f);
+}
+
 export function drainStage(node: KubeObject): DrainStage | undefined {
   const a = annotationsOf(node);
   const dd = a[A.desiredDrain] ?? "";

@@ -11,7 +11,7 @@ import { nodeInfo } from "../generate/nodes.js";
 import { keyedRandom } from "../rng.js";
 import type { Stage } from "../timing.js";
 import { annotationsOf, type KubeObject } from "../types.js";
-import { daemonStage, daemonWrite, drainStage, drainTimeoutReason, uncordonWrite, type DaemonStage, type StageWrite } from "./daemon.js";
+import { daemonStageUnlessHalted, daemonWrite, drainStage, drainTimeoutReason, uncordonWrite, type DaemonStage, type StageWrite } from "./daemon.js";
 import type { Blockers } from "./workloads.js";
 
 export class NodeAgent {
@@ -45,9 +45,11 @@ export class NodeAgent {
   evaluate(node: KubeObject): void {
     const name = node.metadata.name;
     const salt = `${name}/${annotationsOf(node)[A.desiredConfig] ?? ""}`;
-    const ds = daemonStage(node, this.failuresFor(node));
+    const halted = this.ctx.halted.has(name);
+    const ds = daemonStageUnlessHalted(node, halted, this.failuresFor(node));
     this.arm(`mcd/${name}`, ds, ds ? this.stageTiming(ds) : undefined, salt, () => void this.runDaemon(name));
-    const dr = drainStage(node);
+    // A preempted update does not go on evicting; an uncordon may still run.
+    const dr = halted && drainStage(node) === "mcc-drain" ? undefined : drainStage(node);
     this.arm(`drain/${name}`, dr, dr === "mcc-drain" ? this.ctx.timing.drainAttempt : this.ctx.timing.uncordon, salt, () => void this.runDrain(name));
   }
 
@@ -108,7 +110,7 @@ export class NodeAgent {
   private async runDaemon(name: string): Promise<void> {
     const node = this.ctx.world.get("node", name);
     if (!node) return;
-    const stage = daemonStage(node, this.failuresFor(node));
+    const stage = daemonStageUnlessHalted(node, this.ctx.halted.has(name), this.failuresFor(node));
     if (!stage) return;
     if (stage === "mcd-start" && this.ctx.failures.random.drainBlocked > 0) {
       const des = annotationsOf(node)[A.desiredConfig] ?? "";

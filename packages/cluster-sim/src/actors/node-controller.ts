@@ -5,6 +5,7 @@ import { rfc3339 } from "../clock.js";
 import type { SimContext } from "../context.js";
 import { errText } from "../context.js";
 import { annotationsOf, conditionOf, type KubeObject } from "../types.js";
+import { atSafePoint } from "./daemon.js";
 import { assignPools, computePoolStatus, done, planPool, sameStatus } from "./pool-status.js";
 
 /** The parts of a node the controller's decisions depend on (heartbeats change none of them). */
@@ -55,8 +56,48 @@ export class NodeController {
     }
   }
 
+  /**
+   * The update lease on `node` was preempted (a forced maintenance): the daemon stops at its next
+   * safe point (not inside a reboot) and the lease is released then. The node's update resumes once
+   * the lease is held again.
+   */
+  async preempted(node: string): Promise<void> {
+    this.ctx.halted.add(node);
+    this.leased.delete(node);
+    this.deniedUntil.set(node, Date.now() + Math.max(1_000, this.ctx.clock.realMs(30_000)));
+    const obj = this.ctx.world.get("node", node);
+    if (obj) this.ctx.log.info({ node }, "update lease preempted; daemon stopping at its next safe point");
+    const safe = () => {
+      const n = this.ctx.world.get("node", node);
+      return n === undefined || atSafePoint(n);
+    };
+    // Bounded: a node that never comes back from its reboot is left to the lease's expiry.
+    const giveUpAt = Date.now() + Math.max(1_000, this.ctx.clock.realMs(600_000));
+    while (!safe() && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 50));
+    this.kickLater();
+  }
+
   private async reconcile(): Promise<void> {
     const { world, writer, leaser, clock } = this.ctx;
+    // Preempted updates ask for their lease again (after a pause) and go on once they hold it.
+    for (const name of [...this.ctx.halted]) {
+      if (!world.get("node", name)) {
+        this.ctx.halted.delete(name);
+        continue;
+      }
+      if ((this.deniedUntil.get(name) ?? 0) > Date.now()) {
+        this.kickLater();
+        continue;
+      }
+      if (await leaser.acquire(name, "Update")) {
+        this.deniedUntil.delete(name);
+        this.leased.add(name);
+        this.ctx.resume(name);
+      } else {
+        this.deniedUntil.set(name, Date.now() + Math.max(1_000, this.ctx.clock.realMs(30_000)));
+        this.kickLater();
+      }
+    }
     const pools = world.list("pool");
     const nodes = world.list("node").map((n) => {
       const want = this.pending.get(n.metadata.name);

@@ -67,7 +67,14 @@ export function planSlot(
 ): SlotPlan {
   const mine = slots.find((s) => s.validity.status === "held" && s.rec.holder === holder && s.rec.node === node);
   if (mine) return { kind: "reuse", slot: mine };
-  const held = slots.filter((s) => s.validity.status === "held");
+  // A slot whose lease expired or was released while its node is still disrupted (NotReady,
+  // cordoned, deleting) keeps counting that node: a replica that still sees the slot held (expiry is
+  // judged on each replica's clock, a release may land after it decided) counts the node there, and
+  // moving the node to the slot-less count would shift the usable indices under it, so two grants
+  // could land on different slots without any CAS colliding.
+  const occupied = (s: SlotView) =>
+    s.validity.status === "held" || (s.rec.node !== "" && s.rec.node !== node && cluster.disruptedWithoutLease.has(s.rec.node));
+  const held = slots.filter(occupied);
   const slotted = new Set(held.map((s) => s.rec.node));
   // Members disrupted without a slot, found from the disrupted side (held or unavailable nodes),
   // which is small, instead of walking every member of a 10,000-node pool.
@@ -80,7 +87,7 @@ export function planSlot(
   }
   const usable = scope.limit - disruptedNoSlot.length;
   if (held.length + disruptedNoSlot.length + 1 > scope.limit) {
-    const soonest = Math.min(...held.map((s) => (s.validity.status === "held" ? s.validity.expiresInSeconds : Number.POSITIVE_INFINITY)));
+    const soonest = Math.min(...held.map((s) => (s.validity.status === "held" ? s.validity.expiresInSeconds : policy.defaultRetryAfterSeconds)));
     const names = [...slotted, ...disruptedNoSlot].sort();
     return {
       kind: "blocked",
@@ -108,7 +115,7 @@ export function planSlot(
   for (let i = 0; i < usable; i++) {
     const index = (start + i) % usable;
     const slot = byIndex.get(index);
-    if (slot === undefined || slot.validity.status !== "held") return { kind: "take", index, slot };
+    if (slot === undefined || !occupied(slot)) return { kind: "take", index, slot };
   }
   return {
     kind: "blocked",

@@ -27,6 +27,10 @@ function describe(hold: CurrentHold): string {
  * re-acquiring renews; maintenance is an admin hold that nothing displaces; maintenance asked for
  * while an update holds the node is refused with "update in progress" unless forced (audited);
  * fencing never takes a node from a valid holder; a foreign lease is always respected.
+ *
+ * "takeover" permits a forced preemption, not an immediate grant: decide() marks the holder's
+ * Lease preempted (binding) and grants the forcer only after the holder released or its lease
+ * expired, so two holders never both believe they hold the node.
  */
 export function evaluateConflict(
   node: string,

@@ -7,9 +7,12 @@ import type { Validity } from "./expiry.js";
 import {
   ANN_FORCED_BY,
   ANN_PREEMPT,
+  ANN_PREEMPTED_AT,
+  ANN_PREEMPTED_BY,
   ANN_RELEASED_AT,
   encodeLease,
   formatMicroTime,
+  preemptorLabel,
   slotLeaseName,
   type LeaseRecord,
   type LeaseWrite,
@@ -60,6 +63,12 @@ function orphanSlotReleases(view: LeaseView, holder: string, node: string, nodeU
 }
 
 /**
+ * The invariant every decision keeps: at no instant do two holders each hold an unexpired,
+ * un-preempted grant for one node. Grants are CAS writes on the node Lease; expiry counts from this
+ * replica's first sighting of the record, so it comes after the holder's own deadline; and a forced
+ * request only marks the holder preempted (it can no longer renew) — the preemptor is granted after
+ * the holder released or the lease expired. model.ts checks it against what requesters believe.
+ *
  * Decides an Acquire (a renew when the requester already holds the node). Pure: the caller performs
  * `writes` in order as compare-and-swap updates; on any 409 it re-reads and decides again, and it
  * answers the requester only after every write succeeded (reserve before act).
@@ -85,7 +94,15 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
   const scopes: Scope[] = requiredScopes(req.node, op, { ...observed, cluster }, now, policy);
   const scopeKeys = scopes.map((s) => s.key);
 
-  const refuse = (code: DenyCode, reason: string, current: LeaseRecord | undefined, retryAfterSeconds: number, extraWrites: LeaseWrite[] = [], canWait = true): Decision => {
+  const refuse = (
+    code: DenyCode,
+    reason: string,
+    current: LeaseRecord | undefined,
+    retryAfterSeconds: number,
+    extraWrites: LeaseWrite[] = [],
+    canWait = true,
+    extraEvents: PolicyEvent[] = [],
+  ): Decision => {
     const cleanup = orphanSlotReleases(view, req.holder, req.node, nodeState.uid, now);
     const raised: PolicyEvent[] = warnings.map((w) => ({ type: "warning.raised", node: req.node, message: w.message, warning: w }));
     const currentLease = current ? toNodeLease(current) : undefined;
@@ -94,20 +111,21 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
       const ahead = waitersAhead(queue, { holder: req.holder, node: req.node, scopes: scopeKeys }, nowMs, () => false);
       return {
         kind: "wait", code, reason, current: currentLease, retryAfterSeconds: Math.min(retryAfterSeconds, policy.defaultRetryAfterSeconds),
-        position: ahead.length + 1, writes: [...cleanup, ...extraWrites], warnings, events: raised, observations: view.observations, queue,
+        position: ahead.length + 1, writes: [...cleanup, ...extraWrites], warnings, events: [...extraEvents, ...raised], observations: view.observations, queue,
       };
     }
     return {
-      kind: "deny", code, reason, current: currentLease, retryAfterSeconds, writes: cleanup, warnings,
-      events: [{ type: "lease.denied", node: req.node, message: reason, lease: currentLease }, ...raised],
+      kind: "deny", code, reason, current: currentLease, retryAfterSeconds, writes: [...cleanup, ...extraWrites], warnings,
+      events: [{ type: "lease.denied", node: req.node, message: reason, lease: currentLease }, ...extraEvents, ...raised],
       observations: view.observations, queue,
     };
   };
   const blocked = (c: Extract<ConflictOutcome, { kind: "blocked" }>, rec: LeaseRecord, v: Validity): Decision => {
     warnings.push(...c.warnings);
     const preempt: LeaseWrite[] = [];
-    if (c.mayRequestPreemption && (req.waitSeconds ?? 0) > 0 && rec.kind === "node" && rec.preemptionRequestedBy === "") {
-      preempt.push(reencode(rec, nodeState.uid, { annotations: { [ANN_PREEMPT]: `${req.holder} (${op})` } }));
+    // A polite ask is pointless once a binding preemption is pending.
+    if (c.mayRequestPreemption && (req.waitSeconds ?? 0) > 0 && rec.kind === "node" && rec.preemptionRequestedBy === "" && rec.preemptedBy === "") {
+      preempt.push(reencode(rec, nodeState.uid, { annotations: { [ANN_PREEMPT]: preemptorLabel(req.holder, op) } }));
     }
     return refuse(c.code, c.reason, rec, retryFor(v, policy), preempt);
   };
@@ -128,10 +146,17 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
   let renewal = false;
   let acquireTime = now;
   let transitions = 0;
-  let forcedAudit: string | undefined;
+  // This grant completes a binding preemption (the requester is the preemptor named on the Lease).
+  let completesPreemption = false;
   if (ours !== undefined) {
     const v = view.validity(ours);
     if (ours.holder === req.holder && ours.corrupt === undefined) {
+      // Preempted: the holder may only release. Refusing its renew bounds the preemptor's wait by
+      // one lease duration and tells the holder to stop (it may not have seen the mark yet).
+      if (ours.preemptedBy !== "") {
+        const at = ours.preemptedAt ? ` at ${ours.preemptedAt.toISOString()}` : "";
+        return refuse("Preempted", `preempted by ${ours.preemptedBy}${at}: renew refused; stop and release ${req.node}`, ours, 0, [], false);
+      }
       // Our own lease, even if it lapsed while nobody took it: a renew keeps acquireTime and transitions.
       renewal = true;
       acquireTime = ours.acquireTime ?? now;
@@ -142,15 +167,43 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
         return refuse("MaxHoldExceeded", `maximum hold of ${cap}s for ${op} reached; release the node`, ours, policy.defaultRetryAfterSeconds, [], false);
       }
     } else if (v.status === "held") {
+      // A binding preemption is pending: its preemptor, and any other forcer, wait for the release
+      // or expiry (the mark is written once; a second forcer queues behind the first).
+      if (ours.preemptedBy !== "" && (ours.preemptorHolder === req.holder || req.force)) {
+        const mine = ours.preemptorHolder === req.holder;
+        const reason = mine
+          ? `${ours.holder} is preempted by ${ours.preemptedBy}; granted once it releases or its lease expires`
+          : `${req.node} is already preempted by ${ours.preemptedBy}, who goes first`;
+        return refuse("PreemptionPending", reason, ours, retryFor(v, policy));
+      }
       const c = evaluateConflict(req.node, { holder: req.holder, operation: op, force: req.force }, { holder: ours.holder, operation: ours.operation, reason: ours.reason, foreign: false, adminHold: v.adminHold }, policy);
       if (c.kind === "blocked") return blocked(c, ours, v);
       if (c.kind === "takeover") {
-        forcedAudit = c.audit;
+        // Force never grants at once (the displaced holder would believe it holds the node until its
+        // next renew): it marks the lease preempted, binding, and the preemptor is granted after the
+        // holder releases or the lease expires. The mark is a CAS on the holder's record.
         warnings.push(...c.warnings);
-        events.push({ type: "lease.preempted", node: req.node, message: c.audit, previous: toNodeLease(ours) });
+        const label = preemptorLabel(req.holder, op);
+        const mark = reencode(ours, nodeState.uid, { annotations: { [ANN_PREEMPTED_BY]: label, [ANN_PREEMPTED_AT]: formatMicroTime(now), [ANN_FORCED_BY]: c.audit } });
+        const preempted: PolicyEvent = { type: "lease.preempted", node: req.node, message: c.audit, previous: toNodeLease(ours) };
+        const retry = retryFor(v, policy);
+        const within = Number.isFinite(v.expiresInSeconds) ? ` (within ${Math.max(1, Math.ceil(v.expiresInSeconds))}s)` : "";
+        return refuse("PreemptionPending", `${ours.holder} preempted by ${label}: granted once it releases or its lease expires${within}`, ours, retry, [mark], true, [preempted]);
       }
       transitions = ours.transitions + 1;
     } else {
+      // Free or expired after a binding preemption: reserved for the preemptor for a while, so it
+      // goes first (on any replica; the queue is per replica) without blocking the node forever.
+      if (ours.preemptedBy !== "") {
+        if (ours.preemptorHolder === req.holder) completesPreemption = true;
+        else {
+          const untilMs = view.firstSeenMs(ours) + (Math.max(1, ours.durationSeconds) + policy.skewAllowanceSeconds + policy.defaultRetryAfterSeconds) * 1000;
+          if (nowMs < untilMs) {
+            const left = Math.max(1, Math.ceil((untilMs - nowMs) / 1000));
+            return refuse("PreemptionPending", `${req.node} is reserved for its preemptor ${ours.preemptedBy} for ${left}s`, ours, Math.min(left, policy.defaultRetryAfterSeconds));
+          }
+        }
+      }
       transitions = ours.transitions + 1;
       if (ours.corrupt !== undefined) {
         warnings.push({ code: "CorruptLease", node: req.node, message: `taking over corrupt lease ${ours.namespace}/${ours.name}: ${ours.corrupt}` });
@@ -166,7 +219,7 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
       if (!view.heldNodes.has(w.node)) return false;
       const lease = view.nodeLease(w.node);
       return !(lease !== undefined && lease.holder === w.holder);
-    });
+    }).filter((w) => !(completesPreemption && w.node === req.node)); // the preemptor goes first for its node
     if (ahead.length > 0) {
       const first = ahead[0] as Waiter;
       return refuse("Queued", `${ahead.length} earlier requester(s) waiting (next: ${first.holder} for ${first.node})`, undefined, 1);
@@ -199,7 +252,7 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
   // 5. The node lease itself, last.
   const annotations: Record<string, string> = {};
   if (renewal && ours?.preemptionRequestedBy) annotations[ANN_PREEMPT] = ours.preemptionRequestedBy;
-  if (forcedAudit) annotations[ANN_FORCED_BY] = forcedAudit;
+  if (completesPreemption && ours) annotations[ANN_FORCED_BY] = ours.annotations[ANN_FORCED_BY] ?? ours.preemptedBy;
   const leaseBody = encodeLease({
     namespace: policy.namespace, name: req.node, kind: "node", node: req.node, nodeUid: nodeState.uid, holder: req.holder,
     operation: op, reason: req.reason, durationSeconds: req.durationSeconds, acquireTime, renewTime: now, transitions,
@@ -210,6 +263,7 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
   const lease = {
     node: req.node, namespace: policy.namespace, leaseName: req.node, holder: req.holder, operation: req.operation, reason: req.reason,
     acquireTime, renewTime: now, durationSeconds: req.durationSeconds, transitions, foreign: false, resourceVersion: "",
+    preemptedBy: "", preemptTime: undefined, preemptionRequestedBy: renewal ? (ours?.preemptionRequestedBy ?? "") : "",
   };
   const preemptionRequestedBy = renewal ? (ours?.preemptionRequestedBy ?? "") : "";
   if (preemptionRequestedBy) {

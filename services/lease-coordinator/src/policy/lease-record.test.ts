@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { testPolicy } from "./fixtures.js";
-import { decodeLease, encodeLease, formatMicroTime, leaseStateFromObject, slotLeaseName } from "./lease-record.js";
+import { ANN_PREEMPTED_AT, ANN_PREEMPTED_BY, decodeLease, encodeLease, formatMicroTime, leaseStateFromObject, parsePreemptor, preemptorLabel, slotLeaseName } from "./lease-record.js";
 
 const policy = testPolicy();
 
@@ -43,5 +43,24 @@ describe("lease record codec", () => {
     expect(slot).toMatchObject({ kind: "slot", scope: "pool.worker", slotIndex: 3, node: "w1" });
     const corrupt = decodeLease(leaseStateFromObject({ metadata: { namespace: "lockstep-leases", name: "w1" }, spec: { holderIdentity: "x", leaseDurationSeconds: 10, renewTime: "soon" } }), policy);
     expect(corrupt?.corrupt).toContain('unparseable renewTime "soon"');
+  });
+
+  it.each([
+    ["admin-alice (Maintenance)", "admin-alice", "Maintenance"],
+    ["ops/team a (Update)", "ops/team a", "Update"],
+    ["odd (Nap)", "odd", undefined],
+    ["no-operation", "no-operation", undefined],
+  ] as const)("parses the preemptor label %s", (label, holder, operation) => {
+    expect(parsePreemptor(label)).toEqual({ holder, operation });
+  });
+
+  it("decodes a binding preemption mark with its preemptor and time", () => {
+    const body = encodeLease({
+      namespace: "lockstep-leases", name: "w1", kind: "node", node: "w1", nodeUid: "u1", holder: "mcd", operation: "Update", reason: "r",
+      durationSeconds: 60, acquireTime: undefined, renewTime: new Date("2026-01-01T00:00:00Z"), transitions: 0,
+      annotations: { [ANN_PREEMPTED_BY]: preemptorLabel("admin-alice", "Maintenance"), [ANN_PREEMPTED_AT]: "2026-01-01T00:00:30.000000Z" },
+    });
+    const rec = decodeLease(leaseStateFromObject(JSON.parse(JSON.stringify(body))), policy)!;
+    expect(rec).toMatchObject({ preemptedBy: "admin-alice (Maintenance)", preemptorHolder: "admin-alice", preemptedAt: new Date("2026-01-01T00:00:30Z"), preemptionRequestedBy: "" });
   });
 });

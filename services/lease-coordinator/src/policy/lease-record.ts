@@ -11,7 +11,15 @@ export const ANN_NODE = "lockstep.io/node";
 export const ANN_OPERATION = "lockstep.io/operation";
 export const ANN_REASON = "lockstep.io/reason";
 export const ANN_FORCED_BY = "lockstep.io/forced-takeover-from";
+/**
+ * Preemption, in two strengths, both naming the preemptor as "<holder> (<operation>)"
+ * (preemptorLabel): the cooperative request (ANN_PREEMPT) is a polite ask the holder may ignore
+ * until its lease expires; a forced preemption (ANN_PREEMPTED_BY + ANN_PREEMPTED_AT) is binding:
+ * the holder may no longer renew, only release, and the node is reserved for the preemptor.
+ */
 export const ANN_PREEMPT = "lockstep.io/preemption-requested-by";
+export const ANN_PREEMPTED_BY = "lockstep.io/preempted-by";
+export const ANN_PREEMPTED_AT = "lockstep.io/preempted-at";
 export const ANN_RELEASED_AT = "lockstep.io/released-at";
 export const ANN_SCOPE = "lockstep.io/budget-scope";
 
@@ -65,6 +73,11 @@ export interface LeaseRecord {
   operation: OperationName | undefined;
   reason: string;
   preemptionRequestedBy: string;
+  /** Binding preemption: "<holder> (<operation>)", "" when none. */
+  preemptedBy: string;
+  /** The preemptor's holder identity, parsed from preemptedBy. */
+  preemptorHolder: string;
+  preemptedAt: Date | undefined;
   releasedAt: Date | undefined;
   /** Slot leases: the budget scope key and slot index. */
   scope: string;
@@ -100,6 +113,18 @@ export function inferForeignOperation(holder: string, policy: PolicyConfig): Ope
   if (holder === "node-maintenance") return "Maintenance";
   if (holder.startsWith("NodeHealthCheck-") || holder.startsWith("MachineHealthCheck-")) return "Fence";
   return undefined;
+}
+
+/** How a preemptor is named on a Lease and in messages: "<holder> (<operation>)". */
+export function preemptorLabel(holder: string, operation: OperationName): string {
+  return `${holder} (${operation})`;
+}
+
+/** Inverse of preemptorLabel; a label without an operation is all holder. */
+export function parsePreemptor(label: string): { holder: string; operation: OperationName | undefined } {
+  const m = /^(.*) \(([A-Za-z]+)\)$/.exec(label);
+  if (m === null) return { holder: label, operation: undefined };
+  return { holder: m[1] as string, operation: isOperationName(m[2] as string) ? (m[2] as OperationName) : undefined };
 }
 
 function parseTime(value: unknown): Date | undefined {
@@ -208,6 +233,9 @@ export function decodeLease(state: LeaseState, policy: PolicyConfig): LeaseRecor
     operation,
     reason: ann[ANN_REASON] ?? "",
     preemptionRequestedBy: ann[ANN_PREEMPT] ?? "",
+    preemptedBy: ann[ANN_PREEMPTED_BY] ?? "",
+    preemptorHolder: parsePreemptor(ann[ANN_PREEMPTED_BY] ?? "").holder,
+    preemptedAt: parseTime(ann[ANN_PREEMPTED_AT]),
     releasedAt: parseTime(ann[ANN_RELEASED_AT]),
     scope,
     slotIndex: /^\d+$/.test(indexText) ? Number(indexText) : -1,

@@ -9,6 +9,8 @@ export type WriteResult = { ok: true; resourceVersion: string } | { ok: false; s
  */
 export class MemoryLeaseStore {
   private readonly objects = new Map<string, LeaseBody>();
+  /** Each object's LeaseState, decoded once per write (list is called for every decision). */
+  private readonly states = new Map<string, LeaseState>();
   private revision = 0;
   reads = 0;
   writes = 0;
@@ -17,10 +19,10 @@ export class MemoryLeaseStore {
     return `${namespace}/${name}`;
   }
 
-  /** A consistent list, as LeaseStates (what the state plane would hold). */
+  /** A consistent list, as LeaseStates (what the state plane would hold); shared, do not mutate. */
   list(): LeaseState[] {
     this.reads++;
-    return [...this.objects.values()].map((o) => leaseStateFromObject(structuredClone(o)));
+    return [...this.states.values()];
   }
 
   get(namespace: string, name: string): LeaseBody | undefined {
@@ -34,6 +36,7 @@ export class MemoryLeaseStore {
     const copy = structuredClone(body) as LeaseBody;
     copy.metadata = { ...(copy.metadata ?? {}), name, namespace, resourceVersion: rv } as LeaseBody["metadata"];
     this.objects.set(this.key(namespace, name), copy);
+    this.states.set(this.key(namespace, name), leaseStateFromObject(structuredClone(copy)));
     return rv;
   }
 
@@ -50,10 +53,12 @@ export class MemoryLeaseStore {
     const body = structuredClone(write.body);
     body.metadata.resourceVersion = rv;
     this.objects.set(key, body);
+    this.states.set(key, leaseStateFromObject(structuredClone(body)));
     return { ok: true, resourceVersion: rv };
   }
 
   delete(namespace: string, name: string): void {
     this.objects.delete(this.key(namespace, name));
+    this.states.delete(this.key(namespace, name));
   }
 }

@@ -17,5 +17,8 @@ export function toNodeLease(rec: LeaseRecord): NodeLease {
     transitions: rec.transitions,
     foreign: !rec.owned || rec.kind === "foreign",
     resourceVersion: rec.resourceVersion,
+    preemptedBy: rec.preemptedBy,
+    preemptTime: rec.preemptedBy !== "" ? rec.preemptedAt : undefined,
+    preemptionRequestedBy: rec.preemptionRequestedBy,
   };
 }

@@ -6,7 +6,7 @@ import { decide } from "./decide.js";
 import { evaluateBudget } from "./budgets.js";
 import { budget, node, pool, Replica, request, testPolicy, type World } from "./fixtures.js";
 import { afterRenew, validateHolderTimings, type HolderTimings } from "./holder-health.js";
-import { ANN_FORCED_BY, ANN_PREEMPT, encodeLease, formatMicroTime, leaseStateFromObject } from "./lease-record.js";
+import { ANN_FORCED_BY, ANN_PREEMPT, ANN_PREEMPTED_AT, ANN_PREEMPTED_BY, encodeLease, formatMicroTime, leaseStateFromObject } from "./lease-record.js";
 import { MemoryLeaseStore } from "./memory-store.js";
 import { preflightUpgrade } from "./preflight.js";
 import { decideRelease, decideRenew } from "./release.js";
@@ -315,11 +315,17 @@ describe("node-leases scenarios", () => {
     const queued = r.decide(request("w1", "admin-alice", MAINTENANCE, { waitSeconds: 600 }), w, store, T0 + S);
     expect(queued.kind).toBe("wait");
     expect(queued.warnings.map((x) => x.code)).toEqual(["UpdateInProgress"]);
+    // Force is audited and binding, but never grants at once: the updater is marked preempted.
     const forced = r.acquire(request("w1", "admin-alice", MAINTENANCE, { force: true, reason: "urgent" }), w, store, T0 + 2 * S).decision;
-    expect(forced.kind).toBe("grant");
+    expect(forced.kind === "deny" && forced.code).toBe("PreemptionPending");
     expect(forced.events.find((e) => e.type === "lease.preempted")?.previous?.holder).toBe("mco-updater");
     expect(store.get(NS, "w1")!.metadata.annotations[ANN_FORCED_BY]).toContain("mco-updater");
+    expect(held(store, "w1")).toBe("mco-updater");
+    expect(r.release("mco-updater", "w1", w, store, T0 + 3 * S)).toBe(true);
+    const granted = r.acquire(request("w1", "admin-alice", MAINTENANCE, { reason: "urgent" }), w, store, T0 + 4 * S).decision;
+    expect(granted.kind).toBe("grant");
     expect(held(store, "w1")).toBe("admin-alice");
+    expect(store.get(NS, "w1")!.metadata.annotations[ANN_FORCED_BY]).toContain("mco-updater");
   });
 
   it("scenario 17: cooperative preemption — the holder is asked, releases at a safe point; ignoring keeps it to expiry", () => {
@@ -563,5 +569,115 @@ describe("node-leases scenarios", () => {
       expect(() => decide(request("c1", "ctl-b"), { ...w, leases: [leaseStateFromObject(junk)] }, new Date(T0), policy)).not.toThrow();
     }
     expect(encodeLease).toBeTypeOf("function");
+  });
+});
+
+describe("preemption protocol (forced requests)", () => {
+  const policy = testPolicy();
+  const forced = (holder = "admin-alice", fields: Parameters<typeof request>[3] = {}) => request("w1", holder, MAINTENANCE, { force: true, reason: "bad DIMM", ...fields });
+  const setup = () => {
+    const w = world();
+    const store = new MemoryLeaseStore();
+    const r = new Replica(policy);
+    r.acquire(request("w1", "mco-updater", UPDATE, { durationSeconds: 60 }), w, store, T0);
+    return { w, store, r };
+  };
+
+  it("force → PreemptionPending, the Lease marked preempted once, lease.preempted with the holder; retry-after within the remaining lease", () => {
+    const { w, store, r } = setup();
+    const d = r.acquire(forced(), w, store, T0 + 10 * S).decision;
+    expect(d.kind).toBe("deny");
+    if (d.kind !== "deny") return;
+    expect(d.code).toBe("PreemptionPending");
+    expect(d.reason).toMatch(/^mco-updater preempted by admin-alice \(Maintenance\): granted once it releases or its lease expires/);
+    expect(d.retryAfterSeconds).toBeGreaterThan(0);
+    expect(d.retryAfterSeconds).toBeLessThanOrEqual(63);
+    expect(d.current?.holder).toBe("mco-updater");
+    const ann = store.get(NS, "w1")!.metadata.annotations;
+    expect(ann[ANN_PREEMPTED_BY]).toBe("admin-alice (Maintenance)");
+    expect(ann[ANN_PREEMPTED_AT]).toBe(formatMicroTime(new Date(T0 + 10 * S)));
+    expect(held(store, "w1")).toBe("mco-updater");
+    expect(d.events.filter((e) => e.type === "lease.preempted").map((e) => e.previous?.holder)).toEqual(["mco-updater"]);
+    // Asking again (forced or not) writes nothing and raises no second lease.preempted.
+    const rv = store.get(NS, "w1")!.metadata.resourceVersion;
+    for (const again of [forced(), request("w1", "admin-alice", MAINTENANCE)]) {
+      const d2 = r.acquire(again, w, store, T0 + 11 * S).decision;
+      expect(d2.kind === "deny" && d2.code).toBe("PreemptionPending");
+      expect(d2.events.some((e) => e.type === "lease.preempted")).toBe(false);
+    }
+    expect(store.get(NS, "w1")!.metadata.resourceVersion).toBe(rv);
+  });
+
+  it("the preempted holder's renew is refused as Preempted, naming the preemptor; the Lease is unchanged", () => {
+    const { w, store, r } = setup();
+    r.acquire(forced(), w, store, T0 + 10 * S);
+    const rv = store.get(NS, "w1")!.metadata.resourceVersion;
+    for (const d of [decideRenew({ node: "w1", holder: "mco-updater" }, r.state(w, store), new Date(T0 + 12 * S), policy), r.acquire(request("w1", "mco-updater"), w, store, T0 + 12 * S).decision]) {
+      expect(d.kind === "deny" && d.code).toBe("Preempted");
+      expect(d.kind === "deny" && d.reason).toMatch(/preempted by admin-alice \(Maintenance\) at .*: renew refused; stop and release w1/);
+      expect(d.writes).toEqual([]);
+    }
+    expect(store.get(NS, "w1")!.metadata.resourceVersion).toBe(rv);
+  });
+
+  it("holder release → the preemptor is granted (transitions + 1, audit kept, mark cleared), ahead of earlier waiters", () => {
+    const { w, store, r } = setup();
+    expect(r.acquire(request("w1", "ctl-early", REBOOT, { waitSeconds: 600 }), w, store, T0 + 5 * S).decision.kind).toBe("wait");
+    r.acquire(forced(), w, store, T0 + 10 * S);
+    // Nobody else may take the released node while it is reserved for the preemptor.
+    expect(r.release("mco-updater", "w1", w, store, T0 + 12 * S)).toBe(true);
+    const other = r.acquire(request("w1", "ctl-early", REBOOT, { waitSeconds: 600 }), w, store, T0 + 13 * S).decision;
+    expect(other.kind === "wait" && other.code).toBe("PreemptionPending");
+    const d = r.acquire(request("w1", "admin-alice", MAINTENANCE, { reason: "bad DIMM" }), w, store, T0 + 14 * S).decision;
+    expect(d.kind).toBe("grant");
+    if (d.kind !== "grant") return;
+    expect(d.lease.transitions).toBe(1);
+    const lease = store.get(NS, "w1")!;
+    expect(lease.spec.holderIdentity).toBe("admin-alice");
+    expect(lease.metadata.annotations[ANN_FORCED_BY]).toContain("from mco-updater (Update)");
+    expect(lease.metadata.annotations[ANN_PREEMPTED_BY]).toBeUndefined();
+  });
+
+  it("expiry → the preemptor is granted; before expiry it is not, and the reservation lapses for others after a grace", () => {
+    const { w, store, r } = setup();
+    r.acquire(forced(), w, store, T0 + 10 * S);
+    // The mark is a new record: this replica first sees it at +11 s, so it expires after 60 + 3 s more.
+    expect(r.acquire(forced(), w, store, T0 + 11 * S).decision.kind).toBe("deny");
+    expect(r.acquire(forced(), w, store, T0 + 74 * S).decision.kind).toBe("deny");
+    const d = r.acquire(forced(), w, store, T0 + 75 * S).decision;
+    expect(d.kind).toBe("grant");
+    expect(d.events.map((e) => e.type)).toContain("lease.expired");
+    expect(held(store, "w1")).toBe("admin-alice");
+    // A preemptor that never comes back does not block the node for ever: the reservation lasts
+    // the lease's duration + allowance + defaultRetryAfterSeconds from the mark's first sighting.
+    const s2 = setup();
+    s2.r.acquire(forced(), s2.w, s2.store, T0 + 10 * S);
+    s2.r.acquire(request("w1", "ctl-b", REBOOT), s2.w, s2.store, T0 + 11 * S);
+    const reserved = s2.r.acquire(request("w1", "ctl-b", REBOOT), s2.w, s2.store, T0 + 80 * S).decision;
+    expect(reserved.kind === "deny" && reserved.reason).toMatch(/reserved for its preemptor admin-alice \(Maintenance\)/);
+    expect(s2.r.acquire(request("w1", "ctl-b", REBOOT), s2.w, s2.store, T0 + 105 * S).decision.kind).toBe("grant");
+  });
+
+  it("a forcer waiting with wait_seconds is granted on release; a second forcer queues behind the first", () => {
+    const { w, store, r } = setup();
+    const wait = r.acquire(forced("admin-alice", { waitSeconds: 600 }), w, store, T0 + 10 * S).decision;
+    expect(wait.kind === "wait" && wait.code).toBe("PreemptionPending");
+    expect(wait.events.some((e) => e.type === "lease.preempted")).toBe(true);
+    expect(store.get(NS, "w1")!.metadata.annotations[ANN_PREEMPTED_BY]).toBe("admin-alice (Maintenance)");
+    const second = r.acquire(forced("admin-bob", { waitSeconds: 600 }), w, store, T0 + 11 * S).decision;
+    expect(second.kind === "wait" && second.reason).toMatch(/already preempted by admin-alice/);
+    expect(store.get(NS, "w1")!.metadata.annotations[ANN_PREEMPTED_BY]).toBe("admin-alice (Maintenance)");
+    expect(r.acquire(forced("admin-alice", { waitSeconds: 600 }), w, store, T0 + 20 * S).decision.kind).toBe("wait");
+    expect(r.release("mco-updater", "w1", w, store, T0 + 30 * S)).toBe(true);
+    expect(r.acquire(forced("admin-alice", { waitSeconds: 590 }), w, store, T0 + 30 * S).decision.kind).toBe("grant");
+    expect(r.acquire(forced("admin-bob", { waitSeconds: 590 }), w, store, T0 + 31 * S).decision.kind).toBe("wait");
+  });
+
+  it("only where the table allows force: fencing, foreign leases and maintenance holds are never marked", () => {
+    const { w, store, r } = setup();
+    const rv = store.get(NS, "w1")!.metadata.resourceVersion;
+    const fence = r.acquire(request("w1", "nhc", FENCE, { force: true }), w, store, T0 + S).decision;
+    expect(fence.kind === "deny" && fence.code).toBe("Held");
+    expect(store.get(NS, "w1")!.metadata.resourceVersion).toBe(rv);
   });
 });

@@ -52,7 +52,11 @@ export type DenyCode =
   | "Spacing"
   | "Queued"
   | "AlreadyHeld"
-  | "MaxHoldExceeded";
+  | "MaxHoldExceeded"
+  /** A forced request marked the holder preempted (or the node is reserved for a preemptor). */
+  | "PreemptionPending"
+  /** A renew by a holder whose lease is marked preempted: it must stop and release. */
+  | "Preempted";
 
 interface Common {
   warnings: Warning[];

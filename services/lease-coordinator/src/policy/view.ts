@@ -10,6 +10,8 @@ export interface LeaseView {
   records: LeaseRecord[];
   observations: ObservationLog;
   validity(rec: LeaseRecord): Validity;
+  /** This replica's first sighting of the record's current version (local clock, ms). */
+  firstSeenMs(rec: LeaseRecord): number;
   /** Lockstep's own Lease for the node, if it exists. */
   nodeLease(node: string): LeaseRecord | undefined;
   foreignLeases(node: string): LeaseRecord[];
@@ -36,6 +38,7 @@ export function buildView(observed: ObservedState, nowMs: number, policy: Policy
     records,
     observations,
     validity,
+    firstSeenMs: (rec) => observations.get(leaseKey(rec))?.firstSeenMs ?? nowMs,
     nodeLease: (node) => records.find((r) => r.kind === "node" && r.node === node),
     foreignLeases: (node) => records.filter((r) => r.kind === "foreign" && r.node === node),
     slots: (scope) => records.filter((r) => r.kind === "slot" && r.scope === scope).map((rec) => ({ rec, validity: validity(rec) })),

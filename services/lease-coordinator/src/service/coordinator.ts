@@ -233,15 +233,24 @@ export class Coordinator {
           this.o.logger.debug({ node: req.node, holder: req.holder, operation: op, renewal: decision.renewal }, "lease granted");
           return { kind: "granted", lease, warnings: decision.warnings, renewal: decision.renewal, preemptionRequestedBy: decision.preemptionRequestedBy };
         }
+        // A forced request's preemption mark was just written (it is the decision's last write):
+        // lease.preempted is published once, keyed by the mark's resourceVersion.
+        const preempted = decision.events.filter((e) => e.type === "lease.preempted");
+        const marked = preempted.length > 0 ? this.nodeLeaseOf(written) : undefined;
+        if (preempted.length > 0) {
+          this.publish(preempted, { namespace: this.o.policy.namespace, writtenRv: written.at(-1)?.resourceVersion, lease: marked });
+          this.o.logger.info({ node: req.node, holder: decision.current?.holder, preemptor: req.holder, operation: op }, "lease preempted");
+        }
+        const others = decision.events.filter((e) => e.type !== "lease.preempted");
         if (decision.kind === "deny") {
           if (decision.code === "Invalid") throw new CoordinatorError("invalid", decision.reason);
-          this.publish(decision.events, { namespace: this.o.policy.namespace, requester: req.holder, operation: req.operation, retryAfterSeconds: decision.retryAfterSeconds });
+          this.publish(others, { namespace: this.o.policy.namespace, requester: req.holder, operation: req.operation, retryAfterSeconds: decision.retryAfterSeconds });
           this.o.logger.debug({ node: req.node, holder: req.holder, operation: op, code: decision.code }, "lease denied");
-          return { kind: "denied", code: decision.code, reason: decision.reason, current: decision.current, retryAfterSeconds: decision.retryAfterSeconds, warnings: decision.warnings };
+          return { kind: "denied", code: decision.code, reason: decision.reason, current: marked ?? decision.current, retryAfterSeconds: decision.retryAfterSeconds, warnings: decision.warnings };
         }
         if (!announced) {
           announced = true;
-          this.publish(decision.events, { namespace: this.o.policy.namespace });
+          this.publish(others, { namespace: this.o.policy.namespace });
           this.o.logger.info({ node: req.node, holder: req.holder, operation: op, code: decision.code, position: decision.position }, "lease request waiting");
         }
         const wait = Math.min(deadline - this.clock(), decision.retryAfterSeconds * 1000, MAX_WAIT_SLICE_MS);

@@ -121,8 +121,8 @@ export function leaseService(deps: LeaseServiceDeps): LeaseServiceServer {
         out = await need(deps).acquire(req);
       }
       // Built directly: the outcome's objects are fresh per call, fromPartial would only copy them.
-      if (out.kind === "granted") return { granted: true, lease: out.lease, warnings: out.warnings, deniedReason: "", current: undefined, retryAfterSeconds: 0 };
-      return AcquireResponse.fromPartial({ granted: false, deniedReason: out.reason, current: out.current, retryAfterSeconds: out.retryAfterSeconds, warnings: out.warnings });
+      if (out.kind === "granted") return { granted: true, lease: out.lease, warnings: out.warnings, deniedReason: "", current: undefined, retryAfterSeconds: 0, deniedCode: "" };
+      return AcquireResponse.fromPartial({ granted: false, deniedCode: out.code, deniedReason: out.reason, current: out.current, retryAfterSeconds: out.retryAfterSeconds, warnings: out.warnings });
     }),
     renew: unary(deps, async (req, caller) => {
       checkBounds({ node: req.node, holder: req.holder });
@@ -130,7 +130,8 @@ export function leaseService(deps: LeaseServiceDeps): LeaseServiceServer {
       await deps.auth.require(caller, "acquire", req.node, `renew the lease of ${req.node}`);
       const out = await need(deps).renew({ node: req.node, holder });
       if (out.kind === "refused") {
-        // A refused renew means the hold is gone or belongs to someone else: the holder must stop.
+        // A refused renew means the hold is gone, belongs to someone else, or is preempted
+        // ("Preempted: preempted by <holder> (<op>) ..."): the holder must stop (and may release).
         throw new CoordinatorError("refused", `${out.code}: ${out.reason}`);
       }
       return RenewResponse.fromPartial({ lease: out.lease });

@@ -107,6 +107,16 @@ export interface NodeLease {
   /** Written by someone other than Lockstep (e.g. a remediation operator). */
   foreign: boolean;
   resourceVersion: string;
+  /**
+   * Binding preemption: "<holder> (<operation>)" of a forced request. The holder may no longer
+   * renew and should release at once; the preemptor is granted after release or expiry.
+   */
+  preemptedBy: string;
+  preemptTime?:
+    | Date
+    | undefined;
+  /** Cooperative request, "<holder> (<operation>)": a polite ask to release at a safe point. */
+  preemptionRequestedBy: string;
 }
 
 export interface Warning {
@@ -136,6 +146,8 @@ export interface AcquireResponse {
   deniedReason: string;
   current?: NodeLease | undefined;
   retryAfterSeconds: number;
+  /** When denied: a stable code, e.g. "Held", "MaintenanceFlagged", "PreemptionPending". */
+  deniedCode: string;
 }
 
 export interface RenewRequest {
@@ -206,6 +218,9 @@ function createBaseNodeLease(): NodeLease {
     transitions: 0,
     foreign: false,
     resourceVersion: "",
+    preemptedBy: "",
+    preemptTime: undefined,
+    preemptionRequestedBy: "",
   };
 }
 
@@ -246,6 +261,15 @@ export const NodeLease: MessageFns<NodeLease> = {
     }
     if (message.resourceVersion !== "") {
       writer.uint32(98).string(message.resourceVersion);
+    }
+    if (message.preemptedBy !== "") {
+      writer.uint32(106).string(message.preemptedBy);
+    }
+    if (message.preemptTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.preemptTime), writer.uint32(114).fork()).join();
+    }
+    if (message.preemptionRequestedBy !== "") {
+      writer.uint32(122).string(message.preemptionRequestedBy);
     }
     return writer;
   },
@@ -359,6 +383,30 @@ export const NodeLease: MessageFns<NodeLease> = {
             message.resourceVersion = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.preemptedBy = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.preemptTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.preemptionRequestedBy = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -405,6 +453,21 @@ export const NodeLease: MessageFns<NodeLease> = {
         : isSet(object.resource_version)
         ? globalThis.String(object.resource_version)
         : "",
+      preemptedBy: isSet(object.preemptedBy)
+        ? globalThis.String(object.preemptedBy)
+        : isSet(object.preempted_by)
+        ? globalThis.String(object.preempted_by)
+        : "",
+      preemptTime: isSet(object.preemptTime)
+        ? fromJsonTimestamp(object.preemptTime)
+        : isSet(object.preempt_time)
+        ? fromJsonTimestamp(object.preempt_time)
+        : undefined,
+      preemptionRequestedBy: isSet(object.preemptionRequestedBy)
+        ? globalThis.String(object.preemptionRequestedBy)
+        : isSet(object.preemption_requested_by)
+        ? globalThis.String(object.preemption_requested_by)
+        : "",
     };
   },
 
@@ -446,6 +509,15 @@ export const NodeLease: MessageFns<NodeLease> = {
     if (message.resourceVersion !== "") {
       obj.resourceVersion = message.resourceVersion;
     }
+    if (message.preemptedBy !== "") {
+      obj.preemptedBy = message.preemptedBy;
+    }
+    if (message.preemptTime !== undefined) {
+      obj.preemptTime = message.preemptTime.toISOString();
+    }
+    if (message.preemptionRequestedBy !== "") {
+      obj.preemptionRequestedBy = message.preemptionRequestedBy;
+    }
     return obj;
   },
 
@@ -466,6 +538,9 @@ export const NodeLease: MessageFns<NodeLease> = {
     message.transitions = object.transitions ?? 0;
     message.foreign = object.foreign ?? false;
     message.resourceVersion = object.resourceVersion ?? "";
+    message.preemptedBy = object.preemptedBy ?? "";
+    message.preemptTime = object.preemptTime ?? undefined;
+    message.preemptionRequestedBy = object.preemptionRequestedBy ?? "";
     return message;
   },
 };
@@ -745,7 +820,15 @@ export const AcquireRequest: MessageFns<AcquireRequest> = {
 };
 
 function createBaseAcquireResponse(): AcquireResponse {
-  return { granted: false, lease: undefined, warnings: [], deniedReason: "", current: undefined, retryAfterSeconds: 0 };
+  return {
+    granted: false,
+    lease: undefined,
+    warnings: [],
+    deniedReason: "",
+    current: undefined,
+    retryAfterSeconds: 0,
+    deniedCode: "",
+  };
 }
 
 export const AcquireResponse: MessageFns<AcquireResponse> = {
@@ -767,6 +850,9 @@ export const AcquireResponse: MessageFns<AcquireResponse> = {
     }
     if (message.retryAfterSeconds !== 0) {
       writer.uint32(48).int32(message.retryAfterSeconds);
+    }
+    if (message.deniedCode !== "") {
+      writer.uint32(58).string(message.deniedCode);
     }
     return writer;
   },
@@ -832,6 +918,14 @@ export const AcquireResponse: MessageFns<AcquireResponse> = {
             message.retryAfterSeconds = reader.int32();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.deniedCode = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -860,6 +954,11 @@ export const AcquireResponse: MessageFns<AcquireResponse> = {
         : isSet(object.retry_after_seconds)
         ? globalThis.Number(object.retry_after_seconds)
         : 0,
+      deniedCode: isSet(object.deniedCode)
+        ? globalThis.String(object.deniedCode)
+        : isSet(object.denied_code)
+        ? globalThis.String(object.denied_code)
+        : "",
     };
   },
 
@@ -883,6 +982,9 @@ export const AcquireResponse: MessageFns<AcquireResponse> = {
     if (message.retryAfterSeconds !== 0) {
       obj.retryAfterSeconds = Math.round(message.retryAfterSeconds);
     }
+    if (message.deniedCode !== "") {
+      obj.deniedCode = message.deniedCode;
+    }
     return obj;
   },
 
@@ -901,6 +1003,7 @@ export const AcquireResponse: MessageFns<AcquireResponse> = {
       ? NodeLease.fromPartial(object.current)
       : undefined;
     message.retryAfterSeconds = object.retryAfterSeconds ?? 0;
+    message.deniedCode = object.deniedCode ?? "";
     return message;
   },
 };

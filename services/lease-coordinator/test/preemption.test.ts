@@ -1,0 +1,115 @@
+// The preemption protocol over gRPC: kube-sim + nats-server + watcher + coordinator. A forced
+// Acquire marks the holder's Lease preempted (visible in Watch, Get and List), the holder's renew is
+// refused as Preempted, and the preemptor is granted after the holder's release or the expiry.
+import * as grpc from "@grpc/grpc-js";
+import { OperationType, type GetResponse, type ListResponse, type WatchResponse } from "@lockstep/contracts";
+import { waitFor } from "@lockstep/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { acquire, call, eventsOf, holdersInApi, NS, startWorld, type World } from "./harness.js";
+
+const { UPDATE, MAINTENANCE } = { UPDATE: OperationType.OPERATION_TYPE_UPDATE, MAINTENANCE: OperationType.OPERATION_TYPE_MAINTENANCE };
+
+let world: World;
+
+beforeAll(async () => {
+  world = await startWorld({ nodes: ["p1", "p2", "p3", "p4"].map((name) => ({ name, pool: "infra" })) });
+});
+
+afterAll(async () => {
+  await world?.stop();
+});
+
+const client = () => world.replicas[0]!.client;
+
+async function grpcError(p: Promise<unknown>): Promise<grpc.ServiceError> {
+  try {
+    await p;
+  } catch (err) {
+    return err as grpc.ServiceError;
+  }
+  throw new Error("expected the call to fail");
+}
+
+describe("preemption", () => {
+  it("force → PreemptionPending and a mark the holder sees on Watch, Get and List; lease.preempted once; renew refused as Preempted; release hands over", async () => {
+    expect((await acquire(client(), { node: "p1", holder: "mcd/p1", operation: UPDATE, durationSeconds: 60 })).granted).toBe(true);
+    const stream = client().watch({ node: "p1" });
+    const seen: WatchResponse[] = [];
+    stream.on("data", (m: WatchResponse) => seen.push(m));
+    stream.on("error", () => undefined);
+    await waitFor(() => seen.find((m) => m.lease?.holder === "mcd/p1"), { what: "watch saw the holder" });
+
+    const forced = await acquire(client(), { node: "p1", holder: "admin-alice", operation: MAINTENANCE, reason: "bad DIMM", force: true });
+    expect(forced.granted).toBe(false);
+    expect(forced.deniedCode).toBe("PreemptionPending");
+    expect(forced.deniedReason).toMatch(/^mcd\/p1 preempted by admin-alice \(Maintenance\): granted once it releases or its lease expires/);
+    expect(forced.retryAfterSeconds).toBeGreaterThan(0);
+    expect(forced.retryAfterSeconds).toBeLessThanOrEqual(63);
+    expect((await holdersInApi(world)).get("p1")).toBe("mcd/p1");
+
+    const mark = await waitFor(() => seen.find((m) => m.type === "MODIFIED" && m.lease?.preemptedBy === "admin-alice (Maintenance)"), { what: "watch saw the mark" });
+    expect(mark.lease).toMatchObject({ holder: "mcd/p1" });
+    expect(mark.lease!.preemptTime).toBeInstanceOf(Date);
+    const get = await call<unknown, GetResponse>(client(), "get", { node: "p1" });
+    expect(get.lease).toMatchObject({ holder: "mcd/p1", preemptedBy: "admin-alice (Maintenance)" });
+    const list = await call<unknown, ListResponse>(client(), "list", { operation: 0, pool: "" });
+    expect(list.leases.find((l) => l.node === "p1")).toMatchObject({ holder: "mcd/p1", preemptedBy: "admin-alice (Maintenance)" });
+
+    // Asking again writes no second mark and no second event.
+    expect((await acquire(client(), { node: "p1", holder: "admin-alice", operation: MAINTENANCE, reason: "bad DIMM", force: true })).deniedCode).toBe("PreemptionPending");
+    await waitFor(() => eventsOf(world, "lease.preempted").find((e) => e.lease?.node === "p1"), { what: "lease.preempted" });
+    await new Promise((r) => setTimeout(r, 300));
+    const events = eventsOf(world, "lease.preempted").filter((e) => e.lease?.node === "p1");
+    expect(events).toHaveLength(1);
+    expect(events[0].previous.holder).toBe("mcd/p1");
+    expect(events[0].lease.preemptedBy).toBe("admin-alice (Maintenance)");
+
+    const renew = await grpcError(call(client(), "renew", { node: "p1", holder: "mcd/p1" }));
+    expect(renew.code).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(renew.details).toMatch(/^Preempted: preempted by admin-alice \(Maintenance\) at .*: renew refused; stop and release p1$/);
+
+    // Someone else cannot slip in between the release and the preemptor.
+    await call(client(), "release", { node: "p1", holder: "mcd/p1" });
+    const other = await acquire(client(), { node: "p1", holder: "mcd/p1-again", operation: UPDATE });
+    expect(other.granted).toBe(false);
+    expect(other.deniedCode).toBe("PreemptionPending");
+    const granted = await acquire(client(), { node: "p1", holder: "admin-alice", operation: MAINTENANCE, reason: "bad DIMM" });
+    expect(granted.granted).toBe(true);
+    expect(granted.lease).toMatchObject({ holder: "admin-alice", transitions: 1, preemptedBy: "" });
+    await waitFor(() => seen.find((m) => m.lease?.holder === "admin-alice"), { what: "watch saw the preemptor" });
+    stream.cancel();
+  });
+
+  it("a forcer waiting with wait_seconds is granted as soon as the holder releases", async () => {
+    expect((await acquire(client(), { node: "p2", holder: "mcd/p2", operation: UPDATE, durationSeconds: 60 })).granted).toBe(true);
+    const waiting = acquire(client(), { node: "p2", holder: "admin-bob", operation: MAINTENANCE, reason: "firmware", force: true, waitSeconds: 30 });
+    let settled = false;
+    void waiting.then(() => (settled = true));
+    await waitFor(async () => (await world.coord.readNamespacedLease({ name: "p2", namespace: NS })).metadata?.annotations?.["lockstep.io/preempted-by"], { what: "the mark" });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(settled).toBe(false);
+    const started = Date.now();
+    await call(client(), "release", { node: "p2", holder: "mcd/p2" });
+    const res = await waiting;
+    expect(res.granted).toBe(true);
+    expect(res.lease?.holder).toBe("admin-bob");
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await waitFor(() => eventsOf(world, "lease.preempted").find((e) => e.lease?.node === "p2"), { what: "lease.preempted for p2" });
+  });
+
+  it("a holder that neither renews nor releases: the preemptor is granted once the lease expires", async () => {
+    expect((await acquire(client(), { node: "p3", holder: "mcd/p3", operation: UPDATE, durationSeconds: 1 })).granted).toBe(true);
+    const forced = await acquire(client(), { node: "p3", holder: "admin-carol", operation: MAINTENANCE, reason: "swap", force: true });
+    expect(forced.deniedCode).toBe("PreemptionPending");
+    expect(forced.retryAfterSeconds).toBeLessThanOrEqual(4); // at most the remaining lease (1 s + 3 s allowance)
+    const granted = await waitFor(
+      async () => {
+        const r = await acquire(client(), { node: "p3", holder: "admin-carol", operation: MAINTENANCE, reason: "swap" });
+        return r.granted ? r : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 250, what: "the preemptor granted after expiry" },
+    );
+    expect(granted.lease?.holder).toBe("admin-carol");
+    expect((await holdersInApi(world)).get("p3")).toBe("admin-carol");
+  });
+});
