@@ -30,6 +30,13 @@ export interface StoryContext {
   signal: AbortSignal;
   onStep?(index: number, name: string): void;
   onResult?(r: StepResult): void;
+  /**
+   * A wait has lasted `elapsedMs` (called every `reportEveryMs`): what it waits for and why it may
+   * be stuck, so a stalled step never looks like a silent hang.
+   */
+  onWaiting?(what: string, elapsedMs: number, reason: string): void;
+  /** Default 15 s. */
+  reportEveryMs?: number;
 }
 
 export interface Step {
@@ -48,17 +55,33 @@ export interface StoryState {
 
 export class StepFailed extends Error {}
 
-async function waitUntil<T>(c: StoryContext, what: string, check: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + c.waitMs;
+/** Why a wait may be stuck: what is down (from the supervisor), else the last error, else nothing yet. */
+function stallReason(c: StoryContext, lastErr: unknown): string {
+  const down = c.env.down();
+  if (down.length) return down.join("; ");
+  if (lastErr) return `last answer: ${(lastErr as Error).message.split("\n")[0]}`;
+  return "condition not met yet";
+}
+
+export async function waitUntil<T>(c: StoryContext, what: string, check: () => Promise<T | undefined | false>): Promise<T> {
+  const t0 = Date.now();
+  const deadline = t0 + c.waitMs;
+  const every = c.reportEveryMs ?? 15_000;
+  let nextReport = t0 + every;
   let lastErr: unknown;
   while (!c.signal.aborted) {
     try {
       const v = await check();
       if (v) return v;
+      lastErr = undefined;
     } catch (err) {
       lastErr = err;
     }
-    if (Date.now() > deadline) throw new StepFailed(`timed out waiting for ${what}${lastErr ? ` (${(lastErr as Error).message})` : ""}`);
+    if (Date.now() > deadline) throw new StepFailed(`timed out after ${Math.round(c.waitMs / 1000)} s waiting for ${what} (${stallReason(c, lastErr)})`);
+    if (Date.now() >= nextReport) {
+      c.onWaiting?.(what, Date.now() - t0, stallReason(c, lastErr));
+      nextReport += every;
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new StepFailed("stopped");
