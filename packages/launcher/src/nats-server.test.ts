@@ -1,6 +1,8 @@
 import { connect } from "@nats-io/transport-node";
 import { afterAll, describe, expect, it } from "vitest";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startNatsServer, type NatsServer } from "./nats-server.js";
 
 describe("startNatsServer", () => {
@@ -68,6 +70,17 @@ describe("startNatsServer", () => {
   });
 
   it("reports a missing binary clearly", async () => {
-    await expect(startNatsServer({ bin: "/nonexistent/nats-server" })).rejects.toThrow(/cannot start nats-server/);
+    // A private TMPDIR, so that other suites' servers do not count.
+    const tmp = mkdtempSync(join(tmpdir(), "lockstep-nats-test-"));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      await expect(startNatsServer({ bin: "/nonexistent/nats-server" })).rejects.toThrow(/cannot start nats-server/);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    expect(readdirSync(tmp)).toEqual([]); // no folder left behind
+    rmSync(tmp, { recursive: true });
   });
 });

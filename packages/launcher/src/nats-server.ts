@@ -123,7 +123,14 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
     proc = undefined;
   };
 
-  await launch();
+  try {
+    await launch();
+  } catch (err) {
+    // A server that never started leaves nothing behind either.
+    rmSync(dir, { recursive: true, force: true });
+    guard.forgetDir(dir);
+    throw err;
+  }
   return {
     url: `nats://127.0.0.1:${port}`,
     port,

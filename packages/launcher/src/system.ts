@@ -18,9 +18,10 @@ export interface SystemOptions {
   logLevel?: string;
   /**
    * Restart a service that exits on its own, with backoff, and report it (the demo, `lockstep up`).
-   * Off by default: fault tests kill and restart services themselves.
+   * Off by default: fault tests kill and restart services themselves. Pass a Supervisor to share
+   * one with other targets (the demo's nats-server).
    */
-  supervise?: SupervisorOptions;
+  supervise?: SupervisorOptions | Supervisor;
 }
 
 export interface RunningSystem {
@@ -66,7 +67,7 @@ export async function startSystem(o: SystemOptions): Promise<RunningSystem> {
     throw err;
   }
   // Supervised only once all are ready: a service that cannot start at all is a start-up error.
-  const supervisor = o.supervise ? new Supervisor(o.supervise) : undefined;
+  const supervisor = o.supervise instanceof Supervisor ? o.supervise : o.supervise ? new Supervisor(o.supervise) : undefined;
   if (supervisor) for (const p of processes.values()) supervisor.add(p);
   return {
     processes,
