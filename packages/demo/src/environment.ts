@@ -80,7 +80,7 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
       supervisor?.add(nats);
     }
     const natsUrl = o.natsUrl ?? nats!.url;
-    log(`nats-server ${natsUrl}`);
+    log(nats ? `nats-server ${natsUrl} (pid ${nats.pid()}, storage ${nats.storeDir})` : `nats-server ${natsUrl}`);
     const kube = await startKubeSim({ crds: "openshift", historyLimit: 200_000, faults: o.faults });
     cleanups.push(() => kube.stop());
     const kubeconfigPath = join(o.runDir, "kubeconfig");
@@ -104,6 +104,8 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
     const system = await startSystem({ kubeconfig: kubeconfigPath, natsUrl, runDir: o.runDir, ports, env, supervise: supervisor });
     cleanups.push(() => system.stop());
     log(`services ready: ${SERVICE_NAMES.map((s) => `${s} ${system.grpcAddress(s)}`).join(", ")}`);
+    // Pids too, so a fault can be injected by hand (kill -9 <pid>) and its restart watched.
+    log(`service pids: ${SERVICE_NAMES.map((s) => `${s} ${system.processes.get(s)?.pid}`).join(", ")}`);
 
     return {
       runDir: o.runDir,
