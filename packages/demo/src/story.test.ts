@@ -1,7 +1,7 @@
 // A stalled step says what it waits for and why, while it waits and when it gives up.
 import { describe, expect, it } from "vitest";
 import type { Environment } from "./environment.js";
-import { StepFailed, waitUntil, type StoryContext } from "./story.js";
+import { NotYet, StepFailed, waitUntil, type StoryContext } from "./story.js";
 
 const context = (down: string[], reports: string[]): StoryContext =>
   ({
@@ -32,6 +32,17 @@ describe("waitUntil", () => {
       }),
     ).rejects.toThrow("timed out after 1 s waiting for a skew report (last answer: 14 UNAVAILABLE: No connection established)");
     expect(reports[0]).toContain("last answer: 14 UNAVAILABLE");
+  });
+
+  it("with everything up, reports how far the condition got", async () => {
+    const reports: string[] = [];
+    let n = 0;
+    await expect(
+      waitUntil(context([], reports), "the masters on the target", async () => {
+        throw new NotYet(`${Math.min(++n, 2)} of 3 masters Updated`);
+      }),
+    ).rejects.toThrow("timed out after 1 s waiting for the masters on the target (2 of 3 masters Updated)");
+    expect(reports[0]).toMatch(/: 2 of 3 masters Updated$/);
   });
 
   it("returns the first truthy answer, with no report before the first interval", async () => {
