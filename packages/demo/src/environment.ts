@@ -5,7 +5,17 @@ import { join } from "node:path";
 import { parseClusterSpec, startSimulation, type ClusterSpec, type Simulation } from "@lockstep/cluster-sim";
 import { kubeConfigForUrl } from "@lockstep/kube";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
-import { freePort, SERVICE_NAMES, startNatsServer, startSystem, type NatsServer, type RunningSystem, type ServiceName } from "@lockstep/launcher";
+import {
+  freePort,
+  SERVICE_NAMES,
+  startNatsServer,
+  startSystem,
+  Supervisor,
+  type NatsServer,
+  type RunningSystem,
+  type ServiceName,
+  type SupervisorEvent,
+} from "@lockstep/launcher";
 import { CoordinatorNodeLeaser } from "@lockstep/lease-client";
 
 export interface EnvironmentOptions {
@@ -20,6 +30,8 @@ export interface EnvironmentOptions {
   /** kube-sim faults at start (e.g. ["error=500:0.05"]). */
   faults?: string[];
   log?(line: string): void;
+  /** Restart crashed services (and the nats-server it started) with backoff, reporting each event here. */
+  onSupervisorEvent?(e: SupervisorEvent): void;
 }
 
 export interface Environment {
@@ -31,6 +43,9 @@ export interface Environment {
   system: RunningSystem;
   sim: Simulation;
   leaser: CoordinatorNodeLeaser;
+  supervisor: Supervisor | undefined;
+  /** What is down right now (a service or nats-server waiting for its restart), for stalled steps. */
+  down(): string[];
   stop(): Promise<void>;
 }
 
@@ -51,50 +66,71 @@ export const DEMO_SPEC = parseClusterSpec({
 export async function startEnvironment(o: EnvironmentOptions): Promise<Environment> {
   const log = o.log ?? (() => {});
   mkdirSync(o.runDir, { recursive: true });
-  const nats = o.natsUrl ? undefined : await startNatsServer();
-  const natsUrl = o.natsUrl ?? nats!.url;
-  log(`nats-server ${natsUrl}`);
-  const kube = await startKubeSim({ crds: "openshift", historyLimit: 200_000, faults: o.faults });
-  const kubeconfigPath = join(o.runDir, "kubeconfig");
-  writeFileSync(kubeconfigPath, kube.kubeconfig());
-  log(`kube-sim ${kube.url} (kubeconfig ${kubeconfigPath})`);
-
-  const ports: Partial<Record<ServiceName, { grpc: number; http: number }>> = {};
-  for (const s of SERVICE_NAMES) ports[s] = { grpc: await freePort(), http: await freePort() };
-  const leaseAddr = `127.0.0.1:${ports["lease-coordinator"]!.grpc}`;
-  const leaser = new CoordinatorNodeLeaser({ address: leaseAddr, holder: "machine-config-controller", durationSeconds: 120 });
-  const kc = kubeConfigForUrl(kube.url);
-  const sim = await startSimulation({ kc, spec: o.spec, timeScale: o.timeScale, seed: o.seed ?? 7, leaser });
-  log(`cluster-sim: ${o.spec.masters} masters, pools ${o.spec.pools.map((p) => `${p.name}(${p.size}${p.paused ? ", paused" : ""})`).join(", ")}, ${o.timeScale}x time`);
-
-  let system: RunningSystem;
+  // Whatever has started is stopped again if a later part fails, newest first.
+  const cleanups: Array<() => Promise<void>> = [];
+  const supervisor = o.onSupervisorEvent ? new Supervisor({ onEvent: o.onSupervisorEvent }) : undefined;
+  const undo = async () => {
+    supervisor?.stop(); // nothing is restarted while it is being stopped
+    for (const c of cleanups.reverse()) await c().catch(() => {});
+  };
   try {
+    const nats = o.natsUrl ? undefined : await startNatsServer();
+    if (nats) {
+      cleanups.push(() => nats.stop());
+      supervisor?.add(nats);
+    }
+    const natsUrl = o.natsUrl ?? nats!.url;
+    log(nats ? `nats-server ${natsUrl} (pid ${nats.pid()}, storage ${nats.storeDir})` : `nats-server ${natsUrl}`);
+    const kube = await startKubeSim({ crds: "openshift", historyLimit: 200_000, faults: o.faults });
+    cleanups.push(() => kube.stop());
+    const kubeconfigPath = join(o.runDir, "kubeconfig");
+    writeFileSync(kubeconfigPath, kube.kubeconfig());
+    log(`kube-sim ${kube.url} (kubeconfig ${kubeconfigPath})`);
+
+    const ports: Partial<Record<ServiceName, { grpc: number; http: number }>> = {};
+    for (const s of SERVICE_NAMES) ports[s] = { grpc: await freePort(), http: await freePort() };
+    const leaseAddr = `127.0.0.1:${ports["lease-coordinator"]!.grpc}`;
+    const leaser = new CoordinatorNodeLeaser({ address: leaseAddr, holder: "machine-config-controller", durationSeconds: 120 });
+    const kc = kubeConfigForUrl(kube.url);
+    const sim = await startSimulation({ kc, spec: o.spec, timeScale: o.timeScale, seed: o.seed ?? 7, leaser });
+    let simStopped: Promise<void> | undefined;
+    const stopSim = () => (simStopped ??= sim.stop());
+    cleanups.push(stopSim);
+    log(`cluster-sim: ${o.spec.masters} masters, pools ${o.spec.pools.map((p) => `${p.name}(${p.size}${p.paused ? ", paused" : ""})`).join(", ")}, ${o.timeScale}x time`);
+
     // The simulated cluster's callers carry no credentials: the demo runs the coordinator without
     // authentication, explicitly (the service's own default is token authentication).
     const env = { ...o.serviceEnv, "lease-coordinator": { LEASE_AUTH: "none", ...o.serviceEnv?.["lease-coordinator"] } };
-    system = await startSystem({ kubeconfig: kubeconfigPath, natsUrl, runDir: o.runDir, ports, env });
+    const system = await startSystem({ kubeconfig: kubeconfigPath, natsUrl, runDir: o.runDir, ports, env, supervise: supervisor });
+    cleanups.push(() => system.stop());
+    log(`services ready: ${SERVICE_NAMES.map((s) => `${s} ${system.grpcAddress(s)}`).join(", ")}`);
+    // Pids too, so a fault can be injected by hand (kill -9 <pid>) and its restart watched.
+    log(`service pids: ${SERVICE_NAMES.map((s) => `${s} ${system.processes.get(s)?.pid}`).join(", ")}`);
+
+    return {
+      runDir: o.runDir,
+      nats,
+      natsUrl,
+      kube,
+      kubeconfigPath,
+      system,
+      sim,
+      leaser,
+      supervisor,
+      down: () => {
+        const down = supervisor?.down().map((d) => `${d.name} is down (restart ${d.attempt} pending)`) ?? [];
+        for (const [name, p] of system.processes) if (!p.running && !down.some((d) => d.startsWith(`${name} `))) down.push(`${name} is not running`);
+        return down;
+      },
+      // sim first (it writes to kube-sim through the lease-coordinator), then the services, kube-sim, nats.
+      stop: async () => {
+        supervisor?.stop();
+        await stopSim().catch(() => {});
+        await undo();
+      },
+    };
   } catch (err) {
-    await sim.stop();
-    await kube.stop();
-    await nats?.stop();
+    await undo();
     throw err;
   }
-  log(`services ready: ${SERVICE_NAMES.map((s) => `${s} ${system.grpcAddress(s)}`).join(", ")}`);
-
-  return {
-    runDir: o.runDir,
-    nats,
-    natsUrl,
-    kube,
-    kubeconfigPath,
-    system,
-    sim,
-    leaser,
-    stop: async () => {
-      await sim.stop().catch(() => {});
-      await system.stop().catch(() => {});
-      await kube.stop().catch(() => {});
-      await nats?.stop().catch(() => {});
-    },
-  };
 }

@@ -68,6 +68,13 @@ export class EventLog {
     });
   }
 
+  /** An entry that is not a Lockstep event but belongs in the same log (the supervisor's reports). */
+  note(fact: string, text: string, message: unknown = {}): void {
+    const logged = { at: new Date(), subject: `demo.${fact}`, fact, text, message };
+    this.events.push(logged);
+    for (const l of this.listeners) l(logged);
+  }
+
   onEvent(l: (e: LoggedEvent) => void): void {
     this.listeners.push(l);
   }

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm run demo [-- --ci] [--time-scale N] [--run-dir DIR]`
+import { constants } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { closeBus, connectBus } from "@lockstep/bus";
+import { describeSupervisorEvent } from "@lockstep/launcher";
 import { Clients } from "./clients.js";
 import { DEMO_SPEC, startEnvironment, type Environment } from "./environment.js";
 import { EventLog } from "./events.js";
@@ -27,23 +29,40 @@ const versions = { current: DEMO_SPEC.version, target: "4.16.3", next: "4.17.0" 
 
 const stop = new AbortController();
 let env: Environment | undefined;
-process.once("SIGINT", () => stop.abort());
-process.once("SIGTERM", () => stop.abort());
+// Every way of being asked to stop ends in the same clean-up (env.stop in `finally`); a second
+// signal, or SIGKILL, ends the process at once and the children clean up after themselves
+// (parent-watch pipe for the services, the launcher's guardian for nats-server and its folder).
+let signalled: NodeJS.Signals | undefined;
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
+  process.once(sig, () => {
+    signalled ??= sig;
+    stop.abort();
+  });
+/** Clean-up that hangs must not keep the demo from exiting. */
+const STOP_TIMEOUT_MS = 30_000;
 
 const say = (line: string) => ci && console.log(line);
 say(`lockstep demo: run folder ${runDir}`);
 
 let results: StepResult[] = [];
 let exitCode = 1;
+const events = new EventLog();
+if (ci) events.onEvent((e) => console.log(`  event ${e.text}`));
+const view: View = { steps: STEPS.map((s) => s.name), current: 0, results: [], statusText: "", events: events.events, note: `${versions.current} → ${versions.target}, ${timeScale}x time` };
 try {
-  env = await startEnvironment({ runDir, spec: DEMO_SPEC, timeScale, natsUrl: process.env.NATS_URL, log: (l) => say(`  ${l}`) });
+  env = await startEnvironment({
+    runDir,
+    spec: DEMO_SPEC,
+    timeScale,
+    natsUrl: process.env.NATS_URL,
+    log: (l) => say(`  ${l}`),
+    // A crashed service (or nats-server) is restarted with backoff and shows up in the event log.
+    onSupervisorEvent: (e) => events.note(`supervisor.${e.kind}`, describeSupervisorEvent(e), e),
+  });
   const clients = new Clients(env.system);
   const nc = await connectBus({ servers: env.natsUrl, name: "lockstep-demo" });
-  const events = new EventLog();
   const feeding = events.start(nc, stop.signal);
-  if (ci) events.onEvent((e) => console.log(`  event ${e.text}`));
 
-  const view: View = { steps: STEPS.map((s) => s.name), current: 0, results: [], statusText: "", events: events.events, note: `${versions.current} → ${versions.target}, ${timeScale}x time` };
   let redraw: NodeJS.Timeout | undefined;
   if (!ci) {
     const draw = async () => {
@@ -67,9 +86,15 @@ try {
     signal: stop.signal,
     onStep: (i, name) => {
       view.current = i;
+      view.waiting = undefined;
       say(`step ${i + 1}/${STEPS.length}: ${name}`);
     },
+    onWaiting: (what, ms, reason) => {
+      view.waiting = `waiting ${Math.round(ms / 1000)} s for ${what}: ${reason}`;
+      say(`  still ${view.waiting}`);
+    },
     onResult: (r) => {
+      view.waiting = undefined;
       view.results.push(r);
       say(`  ${r.ok ? "ok" : "FAILED"}: ${r.detail}`);
     },
@@ -90,7 +115,11 @@ try {
   console.error(`lockstep demo failed: ${err instanceof Error ? err.message : String(err)}`);
   exitCode = 1;
 } finally {
-  await env?.stop();
+  const stopped = env?.stop().then(() => true) ?? Promise.resolve(true);
+  const inTime = await Promise.race([stopped, new Promise<false>((r) => setTimeout(() => r(false), STOP_TIMEOUT_MS).unref())]);
+  if (!inTime) console.error(`lockstep demo: clean-up did not finish within ${STOP_TIMEOUT_MS / 1000} s; exiting (the launcher's guardian removes what is left)`);
 }
 if (stop.signal.aborted && results.length < STEPS.length && exitCode !== 0) console.log("stopped");
+// Stopped by a signal before every step happened: the shell convention, 128 + the signal number.
+if (exitCode !== 0 && signalled) exitCode = 128 + constants.signals[signalled];
 process.exit(exitCode);

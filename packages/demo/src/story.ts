@@ -30,6 +30,13 @@ export interface StoryContext {
   signal: AbortSignal;
   onStep?(index: number, name: string): void;
   onResult?(r: StepResult): void;
+  /**
+   * A wait has lasted `elapsedMs` (called every `reportEveryMs`): what it waits for and why it may
+   * be stuck, so a stalled step never looks like a silent hang.
+   */
+  onWaiting?(what: string, elapsedMs: number, reason: string): void;
+  /** Default 15 s. */
+  reportEveryMs?: number;
 }
 
 export interface Step {
@@ -48,17 +55,44 @@ export interface StoryState {
 
 export class StepFailed extends Error {}
 
-async function waitUntil<T>(c: StoryContext, what: string, check: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + c.waitMs;
+/** Thrown by a wait's check: not there yet, and how far it got (shown when the step stalls). */
+export class NotYet extends Error {}
+
+/** All of `names` in phase Updated, or NotYet saying how many are. */
+function allUpdated(st: UpdateStatus, names: string[], what: string): true {
+  const done = names.filter((n) => nodeRecord(st, n)?.phase === "Updated").length;
+  if (done < names.length) throw new NotYet(`${done} of ${names.length} ${what} Updated`);
+  return true;
+}
+
+/** Why a wait may be stuck: what is down (from the supervisor), else the last error, else nothing yet. */
+function stallReason(c: StoryContext, lastErr: unknown): string {
+  const down = c.env.down();
+  if (down.length) return down.join("; ");
+  if (lastErr instanceof NotYet) return lastErr.message;
+  if (lastErr) return `last answer: ${(lastErr as Error).message.split("\n")[0]}`;
+  return "condition not met yet";
+}
+
+export async function waitUntil<T>(c: StoryContext, what: string, check: () => Promise<T | undefined | false>): Promise<T> {
+  const t0 = Date.now();
+  const deadline = t0 + c.waitMs;
+  const every = c.reportEveryMs ?? 15_000;
+  let nextReport = t0 + every;
   let lastErr: unknown;
   while (!c.signal.aborted) {
     try {
       const v = await check();
       if (v) return v;
+      lastErr = undefined;
     } catch (err) {
       lastErr = err;
     }
-    if (Date.now() > deadline) throw new StepFailed(`timed out waiting for ${what}${lastErr ? ` (${(lastErr as Error).message})` : ""}`);
+    if (Date.now() > deadline) throw new StepFailed(`timed out after ${Math.round(c.waitMs / 1000)} s waiting for ${what} (${stallReason(c, lastErr)})`);
+    if (Date.now() >= nextReport) {
+      c.onWaiting?.(what, Date.now() - t0, stallReason(c, lastErr));
+      nextReport += every;
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new StepFailed("stopped");
@@ -77,7 +111,11 @@ export const STEPS: Step[] = [
     name: "services up, state synced, cluster upgradeable",
     async run(c, s) {
       const total = s.masters.length + s.workers.length + s.infra.length;
-      await waitUntil(c, `${total} nodes in the status`, async () => (await status(c)).nodes.length === total);
+      await waitUntil(c, `${total} nodes in the status`, async () => {
+        const n = (await status(c)).nodes.length;
+        if (n !== total) throw new NotYet(`${n} of ${total} nodes so far`);
+        return true;
+      });
       const r = await waitUntil(c, "a skew report", async () => (await c.clients.call(c.clients.skew, c.clients.skew.getSkewReport, {})).report);
       return `${total} nodes; control plane ${r.controlPlaneVersion}; upgradeable=${r.upgradeable}`;
     },
@@ -127,10 +165,7 @@ export const STEPS: Step[] = [
   {
     name: "control plane updated",
     async run(c, s) {
-      await waitUntil(c, "the masters on the target", async () => {
-        const st = await status(c);
-        return s.masters.every((m) => nodeRecord(st, m)?.phase === "Updated");
-      });
+      await waitUntil(c, "the masters on the target", async () => allUpdated(await status(c), s.masters, "masters"));
       return `${s.masters.length} masters on ${c.versions.target}`;
     },
   },
@@ -139,7 +174,8 @@ export const STEPS: Step[] = [
     async run(c, s) {
       const rec = await waitUntil(c, `${s.blockedNode} degraded`, async () => {
         const r = nodeRecord(await status(c), s.blockedNode);
-        return r?.assessment === "Degraded" ? r : undefined;
+        if (r?.assessment !== "Degraded") throw new NotYet(`${s.blockedNode} is ${r?.assessment ?? "unknown"}/${r?.phase ?? "unknown"}`);
+        return r;
       });
       return `${s.blockedNode}: ${rec.messageCell.split("\n")[0]}`;
     },
@@ -150,7 +186,7 @@ export const STEPS: Step[] = [
       const st = await waitUntil(c, "the other workers updated", async () => {
         const st = await status(c);
         const others = s.workers.filter((w) => w !== s.maintenanceNode && w !== s.blockedNode);
-        return others.every((w) => nodeRecord(st, w)?.phase === "Updated") ? st : undefined;
+        return allUpdated(st, others, "other workers") && st;
       });
       const rec = nodeRecord(st, s.maintenanceNode);
       if (rec?.phase === "Updated" || rec?.isUpdating) throw new StepFailed(`${s.maintenanceNode} was updated under maintenance`);
@@ -183,10 +219,7 @@ export const STEPS: Step[] = [
       const rel = await c.clients.call(c.clients.lease, c.clients.lease.release, { node: s.maintenanceNode, holder: "admin@example.com" });
       if (!rel.released) throw new StepFailed("maintenance lease not released");
       await c.env.sim.clear("drain-blocked", [s.blockedNode]);
-      await waitUntil(c, "every worker updated", async () => {
-        const st = await status(c);
-        return s.workers.every((w) => nodeRecord(st, w)?.phase === "Updated");
-      });
+      await waitUntil(c, "every worker updated", async () => allUpdated(await status(c), s.workers, "workers"));
       return `${s.workers.length} workers on ${c.versions.target}`;
     },
   },
@@ -196,10 +229,7 @@ export const STEPS: Step[] = [
       const skew = await c.clients.call(c.clients.skew, c.clients.skew.getSkewReport, {});
       const still = skew.report?.laggingPools.map((p) => `${p.pool}: ${p.reason}`).join(", ");
       await c.env.sim.setPaused("infra", false);
-      await waitUntil(c, "the infra pool updated", async () => {
-        const st = await status(c);
-        return s.infra.every((n) => nodeRecord(st, n)?.phase === "Updated");
-      });
+      await waitUntil(c, "the infra pool updated", async () => allUpdated(await status(c), s.infra, "infra nodes"));
       return `lagging before: ${still || "none"}; ${s.infra.length} infra nodes updated`;
     },
   },
@@ -223,7 +253,11 @@ export const STEPS: Step[] = [
   {
     name: "MachineSets patched to the new boot image",
     async run(c, s) {
-      await waitUntil(c, `${s.machineSets} bootimage.updated events`, async () => c.events.count("bootimage.updated") >= s.machineSets);
+      await waitUntil(c, `${s.machineSets} bootimage.updated events`, async () => {
+        const n = c.events.count("bootimage.updated");
+        if (n < s.machineSets) throw new NotYet(`${n} of ${s.machineSets} seen`);
+        return true;
+      });
       return c.events.events.filter((e) => e.fact === "bootimage.updated").map((e) => e.text).join("; ");
     },
   },

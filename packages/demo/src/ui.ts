@@ -10,6 +10,8 @@ export interface View {
   statusText: string;
   events: LoggedEvent[];
   note: string;
+  /** What the current step has been waiting for, and why it may be stuck. */
+  waiting?: string;
 }
 
 const MARK = { ok: "\x1b[32m✔\x1b[0m", fail: "\x1b[31m✘\x1b[0m", run: "\x1b[33m▶\x1b[0m", todo: " " };
@@ -22,6 +24,7 @@ export function renderView(v: View, width: number, height: number): string {
     const mark = r ? (r.ok ? MARK.ok : MARK.fail) : i === v.current ? MARK.run : MARK.todo;
     lines.push(` ${mark} ${s}${r ? `  \x1b[2m${r.detail.slice(0, Math.max(0, width - s.length - 8))}\x1b[0m` : ""}`);
   });
+  if (v.waiting) lines.push(`   \x1b[33m${v.waiting.slice(0, Math.max(0, width - 3))}\x1b[0m`);
   lines.push("", "\x1b[1m$ lockstep status --details nodes\x1b[0m");
   const statusLines = v.statusText.split("\n");
   const eventRows = Math.max(4, Math.floor((height - lines.length) / 3));

@@ -1,8 +1,8 @@
 // Golden cases of `oc adm upgrade status`: every `<case>-cv.yaml` in the fixtures folder, in both
 // detail levels, compared byte for byte. Cases added to the folder are picked up automatically.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ocUpgradeStatusCases, ocUpgradeStatusDir } from "@lockstep/testing";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { evaluate } from "./evaluate.js";
@@ -12,17 +12,8 @@ import { MESSAGE_LIMIT, rowFromInsight, toNodeStatusInsight } from "./nodeInsigh
 import { render } from "./render.js";
 import { wallClockNow } from "./time.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const fixturesDir = process.env.LOCKSTEP_FIXTURES_DIR
-  ? join(process.env.LOCKSTEP_FIXTURES_DIR, "oc-upgrade-status")
-  : resolve(here, "../../../../shared/fixtures/oc-upgrade-status");
-
-const cases = existsSync(fixturesDir)
-  ? readdirSync(fixturesDir)
-      .filter((f) => f.endsWith("-cv.yaml"))
-      .map((f) => f.slice(0, -"-cv.yaml".length))
-      .sort()
-  : [];
+const fixturesDir = ocUpgradeStatusDir();
+const cases = ocUpgradeStatusCases();
 
 function loadCase(name: string) {
   const file = (suffix: string) => join(fixturesDir, `${name}${suffix}`);

@@ -3,3 +3,5 @@ export * from "./ports.js";
 export * from "./process.js";
 export * from "./services.js";
 export * from "./system.js";
+export * from "./guardian.js";
+export * from "./supervisor.js";

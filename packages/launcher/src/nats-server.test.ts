@@ -1,6 +1,8 @@
 import { connect } from "@nats-io/transport-node";
 import { afterAll, describe, expect, it } from "vitest";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startNatsServer, type NatsServer } from "./nats-server.js";
 
 describe("startNatsServer", () => {
@@ -25,7 +27,60 @@ describe("startNatsServer", () => {
     expect(existsSync(dir)).toBe(false);
   });
 
+  it("kill and stop resolve for a server that already died of a signal, and report the crash", async () => {
+    const s = await startNatsServer();
+    const crashes: Array<string | null> = [];
+    s.onUnexpectedExit((_code, signal) => crashes.push(signal));
+    const pid = s.pid()!;
+    const exited = new Promise<void>((r) => {
+      const t = setInterval(() => {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          clearInterval(t);
+          r();
+        }
+      }, 20);
+    });
+    process.kill(pid, "SIGKILL"); // a crash from outside: exitCode stays null, signalCode is set
+    await exited;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(crashes).toEqual(["SIGKILL"]);
+    const t0 = Date.now();
+    await s.kill();
+    await s.kill(); // twice: nothing left to wait for
+    const dir = s.storeDir;
+    await s.stop();
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it("restarts after a crash on the same port, and kill() is not reported as a crash", async () => {
+    const s = await startNatsServer();
+    const crashes: Array<string | null> = [];
+    s.onUnexpectedExit((_code, signal) => crashes.push(signal));
+    process.kill(s.pid()!, "SIGTERM");
+    await new Promise((r) => setTimeout(r, 300));
+    await s.restart();
+    const nc = await connect({ servers: s.url });
+    await nc.close();
+    await s.kill();
+    await s.stop();
+    expect(crashes).toHaveLength(1);
+  });
+
   it("reports a missing binary clearly", async () => {
-    await expect(startNatsServer({ bin: "/nonexistent/nats-server" })).rejects.toThrow(/cannot start nats-server/);
+    // A private TMPDIR, so that other suites' servers do not count.
+    const tmp = mkdtempSync(join(tmpdir(), "lockstep-nats-test-"));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      await expect(startNatsServer({ bin: "/nonexistent/nats-server" })).rejects.toThrow(/cannot start nats-server/);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    expect(readdirSync(tmp)).toEqual([]); // no folder left behind
+    rmSync(tmp, { recursive: true });
   });
 });

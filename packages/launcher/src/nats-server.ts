@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { guardian } from "./guardian.js";
 import { freePort } from "./ports.js";
 
 export interface NatsServerOptions {
@@ -19,7 +20,7 @@ export interface NatsServer {
   readonly url: string;
   readonly port: number;
   readonly storeDir: string;
-  /** SIGKILL the server (JetStream data stays on disk). */
+  /** SIGKILL the server (JetStream data stays on disk). Resolves at once if it already exited. */
   kill(): Promise<void>;
   /** Start again on the same port with the same storage. */
   restart(): Promise<void>;
@@ -28,6 +29,9 @@ export interface NatsServer {
   readonly log: () => string;
   /** Process id of the running server (benchmarks read its CPU). */
   readonly pid: () => number | undefined;
+  /** Called when the server exits without being asked to (a crash, a kill from outside). */
+  onUnexpectedExit(l: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  readonly name: string;
 }
 
 function resolveBin(explicit?: string): string {
@@ -37,6 +41,9 @@ function resolveBin(explicit?: string): string {
 export async function startNatsServer(opts: NatsServerOptions = {}): Promise<NatsServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "lockstep-nats-"));
+  // If this process dies before stop(), the guardian deletes the folder and kills the server.
+  const guard = guardian();
+  guard.watchDir(dir);
   const storeDir = join(dir, "js");
   const confPath = join(dir, "nats.conf");
   // Explicit JetStream limits: the defaults claim most of RAM and disk (stack.md pitfall 16).
@@ -50,6 +57,11 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
   );
   let bin = resolveBin(opts.bin);
   let proc: ChildProcess | undefined;
+  // Settles on the child's "exit", whatever ended it. A child killed by a signal has
+  // exitCode null, so exitCode alone cannot tell that it is gone (kill() used to wait forever).
+  let procExited: Promise<void> = Promise.resolve();
+  let expectedExit = false;
+  const exitListeners: Array<(code: number | null, signal: NodeJS.Signals | null) => void> = [];
   let output = "";
 
   const launch = () =>
@@ -57,6 +69,12 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
       const tryBins = opts.bin || process.env.NATS_SERVER_BIN ? [bin] : [bin, "/usr/sbin/nats-server"];
       const attempt = (i: number) => {
         const child = spawn(tryBins[i]!, ["-c", confPath], { stdio: ["ignore", "pipe", "pipe"] });
+        const exited = new Promise<void>((r) => child.once("exit", () => r()));
+        if (child.pid !== undefined) guard.watchProcess(child.pid);
+        child.once("exit", (code, signal) => {
+          if (child.pid !== undefined) guard.forgetProcess(child.pid);
+          if (proc === child && !expectedExit) for (const l of exitListeners) l(code, signal);
+        });
         let settled = false;
         const timer = setTimeout(() => {
           if (settled) return;
@@ -70,6 +88,8 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
             settled = true;
             clearTimeout(timer);
             proc = child;
+            procExited = exited;
+            expectedExit = false;
             bin = tryBins[i]!;
             resolve();
           }
@@ -96,15 +116,21 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
 
   const kill = async () => {
     const p = proc;
+    if (!p) return;
+    expectedExit = true;
+    if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
+    await procExited;
     proc = undefined;
-    if (!p || p.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      p.once("exit", () => resolve());
-      p.kill("SIGKILL");
-    });
   };
 
-  await launch();
+  try {
+    await launch();
+  } catch (err) {
+    // A server that never started leaves nothing behind either.
+    rmSync(dir, { recursive: true, force: true });
+    guard.forgetDir(dir);
+    throw err;
+  }
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
@@ -118,8 +144,11 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
     stop: async () => {
       await kill();
       rmSync(dir, { recursive: true, force: true });
+      guard.forgetDir(dir);
     },
     log: () => output,
     pid: () => proc?.pid,
+    onUnexpectedExit: (l) => void exitListeners.push(l),
+    name: "nats-server",
   };
 }

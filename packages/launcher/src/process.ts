@@ -1,9 +1,14 @@
 // A child process with its output in a log file, readiness by polling its /readyz, and kill/restart
-// for fault tests.
+// for fault tests. The child gets one end of a pipe on fd 3 (named in LOCKSTEP_PARENT_WATCH) that
+// this process never writes to: when this process ends, even by SIGKILL, the child reads
+// end-of-file and stops (@lockstep/runtime's runMain does this), so no service outlives its launcher.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
+import type { Socket } from "node:net";
 
 const TAIL_LINES = 15;
+/** The child's descriptor for the parent-watch pipe (stdin stays free). */
+export const PARENT_WATCH_FD = 3;
 
 export interface ManagedProcessOptions {
   name: string;
@@ -26,6 +31,10 @@ export class ManagedProcess {
 
   constructor(readonly o: ManagedProcessOptions) {}
 
+  get name(): string {
+    return this.o.name;
+  }
+
   get pid(): number | undefined {
     return this.child?.pid;
   }
@@ -42,7 +51,14 @@ export class ManagedProcess {
   start(): void {
     this.log = createWriteStream(this.o.logFile, { flags: "a" });
     this.expectedExit = false;
-    const child = spawn(this.o.command, this.o.args, { env: { ...process.env, ...this.o.env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(this.o.command, this.o.args, {
+      env: { ...process.env, LOCKSTEP_PARENT_WATCH: String(PARENT_WATCH_FD), ...this.o.env },
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+    });
+    // Our end of the parent-watch pipe: held open, never written, and not what keeps us alive.
+    const watchEnd = child.stdio[PARENT_WATCH_FD] as Socket;
+    watchEnd.on("error", () => {});
+    watchEnd.unref();
     this.tail = [];
     child.stdout!.pipe(this.log, { end: false });
     child.stderr!.pipe(this.log, { end: false });

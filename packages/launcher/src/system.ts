@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ManagedProcess } from "./process.js";
 import { DEFAULT_PORTS, SERVICE_NAMES, serviceEntry, type ServiceName } from "./services.js";
+import { Supervisor, type SupervisorOptions } from "./supervisor.js";
 
 export interface SystemOptions {
   kubeconfig: string;
@@ -15,10 +16,18 @@ export interface SystemOptions {
   env?: Partial<Record<ServiceName | "*", Record<string, string>>>;
   services?: readonly ServiceName[];
   logLevel?: string;
+  /**
+   * Restart a service that exits on its own, with backoff, and report it (the demo, `lockstep up`).
+   * Off by default: fault tests kill and restart services themselves. Pass a Supervisor to share
+   * one with other targets (the demo's nats-server).
+   */
+  supervise?: SupervisorOptions | Supervisor;
 }
 
 export interface RunningSystem {
   processes: Map<ServiceName, ManagedProcess>;
+  /** Present when started with `supervise`. */
+  supervisor: Supervisor | undefined;
   grpcAddress(name: ServiceName): string;
   httpUrl(name: ServiceName): string;
   stop(): Promise<void>;
@@ -57,11 +66,16 @@ export async function startSystem(o: SystemOptions): Promise<RunningSystem> {
     await Promise.all([...processes.values()].map((p) => p.stop("SIGKILL")));
     throw err;
   }
+  // Supervised only once all are ready: a service that cannot start at all is a start-up error.
+  const supervisor = o.supervise instanceof Supervisor ? o.supervise : o.supervise ? new Supervisor(o.supervise) : undefined;
+  if (supervisor) for (const p of processes.values()) supervisor.add(p);
   return {
     processes,
+    supervisor,
     grpcAddress: (n) => `127.0.0.1:${ports(n).grpc}`,
     httpUrl: (n) => `http://127.0.0.1:${ports(n).http}`,
     stop: async () => {
+      supervisor?.stop();
       for (const name of [...names].reverse()) await processes.get(name)?.stop("SIGTERM");
     },
   };

@@ -35,6 +35,7 @@ export { createLogger, silentLogger, REDACT_PATHS } from "./logger.js";
 export type { Logger, LoggerOptions } from "./logger.js";
 export { run, runMain, stopOnAbort, abortedPromise, installSignalHandlers, RunError } from "./run.js";
 export type { Runnable, RunOptions } from "./run.js";
+export { watchParent, PARENT_WATCH_ENV } from "./parent-watch.js";
 export { Readiness } from "./readiness.js";
 export type { ReadinessCheck, ReadinessFlag, CheckOutcome } from "./readiness.js";
 export { createMetricsRegistry, observeWorkQueue } from "./metrics.js";

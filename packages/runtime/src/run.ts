@@ -4,6 +4,7 @@
  */
 import type { Logger } from "pino";
 import { silentLogger } from "./logger.js";
+import { watchParent } from "./parent-watch.js";
 
 /**
  * A long-running part of a service. `start` runs until `signal` aborts, then cleans up and
@@ -168,6 +169,11 @@ export async function runMain(
 ): Promise<never> {
   const controller = new AbortController();
   installSignalHandlers(controller, options.logger);
+  // Started by a launcher: stop in order when it goes away, so no service outlives it.
+  const unwatch = watchParent(() => {
+    options.logger.warn("parent process gone, stopping");
+    controller.abort(new Error("parent process gone"));
+  });
   // Signal handlers alone do not keep Node's event loop alive; a process with nothing else
   // pending would otherwise exit (code 13) while its runnables wait for the abort.
   const keepAlive = setInterval(() => {}, 1 << 30);
@@ -179,5 +185,6 @@ export async function runMain(
     code = 1;
   }
   clearInterval(keepAlive);
+  unwatch();
   process.exit(code);
 }

@@ -1,18 +1,24 @@
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /**
- * The shared fixtures folder. It sits beside the repository (`../shared/fixtures`), locally and in CI;
- * LOCKSTEP_FIXTURES_DIR overrides it.
+ * The repository's test data, `packages/testing/testdata/` (one home, so a clone is self-contained).
+ * Resolved from this module, which works from `src/` (vitest) and `dist/` alike.
  */
-export function fixturesDir(fromDir: string = process.cwd()): string {
-  if (process.env.LOCKSTEP_FIXTURES_DIR) return resolve(process.env.LOCKSTEP_FIXTURES_DIR);
-  let dir = resolve(fromDir);
-  for (;;) {
-    const candidate = join(dir, "..", "shared", "fixtures");
-    if (existsSync(join(dir, "pnpm-workspace.yaml")) && existsSync(candidate)) return resolve(candidate);
-    const parent = resolve(dir, "..");
-    if (parent === dir) throw new Error("shared fixtures not found: set LOCKSTEP_FIXTURES_DIR");
-    dir = parent;
-  }
+export function fixturesDir(): string {
+  return fileURLToPath(new URL("../testdata/", import.meta.url));
+}
+
+/** The `oc adm upgrade status` golden cases copied from openshift/oc (see the NOTICE there). */
+export function ocUpgradeStatusDir(): string {
+  return join(fixturesDir(), "oc-upgrade-status");
+}
+
+/** The golden case names: every `<case>-cv.yaml` in ocUpgradeStatusDir(), sorted. */
+export function ocUpgradeStatusCases(): string[] {
+  return readdirSync(ocUpgradeStatusDir())
+    .filter((f) => f.endsWith("-cv.yaml"))
+    .map((f) => f.slice(0, -"-cv.yaml".length))
+    .sort();
 }

@@ -3,7 +3,6 @@
 // the offline rules applied to the same objects (listed from kube-sim) at the same "now".
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { credentials, type ClientReadableStream } from "@grpc/grpc-js";
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from "@kubernetes/client-node";
 import { closeBus, connectBus, consumeEvents } from "@lockstep/bus";
@@ -22,7 +21,7 @@ import { type Details, type StatusInputs, evaluate, fixtureNow, inputsFromDocume
 import { kubeConfigForUrl } from "@lockstep/kube";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
-import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { ocUpgradeStatusDir, startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,9 +31,8 @@ import { updateStatusServiceDefinition } from "./api/fast-encode.js";
 import { updateStatusService } from "./api/update-status-service.js";
 import { aggregatorRunnable } from "./runnable.js";
 
-const FIXTURES = process.env.LOCKSTEP_FIXTURES_DIR ?? fileURLToPath(new URL("../../../../shared/fixtures/", import.meta.url));
 const CASE = "4.14.1-workers-started-updating-multiple-pools";
-const caseFile = (suffix: string) => join(FIXTURES, "oc-upgrade-status", `${CASE}${suffix}`);
+const caseFile = (suffix: string) => join(ocUpgradeStatusDir(), `${CASE}${suffix}`);
 
 let sim: KubeSim;
 let nats: NatsServer;

@@ -1,22 +1,15 @@
 // The built CLI against every golden fixture case: stdout must equal the expected file exactly.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ocUpgradeStatusCases, ocUpgradeStatusDir } from "@lockstep/testing";
 import { describe, expect, it } from "vitest";
 
 const pkgDir = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const mainJs = join(pkgDir, "dist", "main.js");
-const fixturesDir = process.env.LOCKSTEP_FIXTURES_DIR
-  ? join(process.env.LOCKSTEP_FIXTURES_DIR, "oc-upgrade-status")
-  : resolve(pkgDir, "../../../shared/fixtures/oc-upgrade-status");
-
-const cases = existsSync(fixturesDir)
-  ? readdirSync(fixturesDir)
-      .filter((f) => f.endsWith("-cv.yaml"))
-      .map((f) => f.slice(0, -"-cv.yaml".length))
-      .sort()
-  : [];
+const fixturesDir = ocUpgradeStatusDir();
+const cases = ocUpgradeStatusCases();
 
 const run = (...args: string[]) => spawnSync(process.execPath, [mainJs, "status", ...args], { encoding: "utf8" });
 

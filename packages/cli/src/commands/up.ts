@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { SERVICE_NAMES, serviceEntry, startSystem, type ServiceName } from "@lockstep/launcher";
+import { describeSupervisorEvent, SERVICE_NAMES, serviceEntry, startSystem, type ServiceName, type SupervisorEvent } from "@lockstep/launcher";
 
 export function register(program: Command): void {
   program
@@ -22,13 +22,18 @@ export function register(program: Command): void {
       const unbuilt = services.filter((s) => !existsSync(serviceEntry(s)));
       if (unbuilt.length) throw new Error(`not built: ${unbuilt.join(", ")} — run npm run build first`);
       const runDir = resolve(o.runDir);
-      const system = await startSystem({ kubeconfig: resolve(o.kubeconfig), natsUrl: o.nats, runDir, services, logLevel: o.logLevel });
+      // A service that crashes is restarted with backoff; each crash and restart is logged here.
+      const supervise = {
+        onEvent: (e: SupervisorEvent) =>
+          console.error(`${e.at.toISOString()} ${describeSupervisorEvent(e)}${e.kind === "crashed" ? `; see ${runDir}/${e.name}.log` : ""}`),
+      };
+      const system = await startSystem({ kubeconfig: resolve(o.kubeconfig), natsUrl: o.nats, runDir, services, logLevel: o.logLevel, supervise });
       for (const s of services) console.log(`${s.padEnd(18)} gRPC ${system.grpcAddress(s)}  health ${system.httpUrl(s)}/readyz  log ${runDir}/${s}.log`);
       console.log("all services ready; Ctrl-C stops them");
-      for (const [name, p] of system.processes) p.onUnexpectedExit((code, signal) => console.error(`${name} exited unexpectedly (${signal ?? code}); see ${runDir}/${name}.log`));
       await new Promise<void>((r) => {
         process.once("SIGINT", () => r());
         process.once("SIGTERM", () => r());
+        process.once("SIGHUP", () => r());
       });
       console.log("stopping");
       await system.stop();

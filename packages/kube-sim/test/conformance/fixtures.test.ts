@@ -1,17 +1,14 @@
 // Loading recorded clusters: the oc-upgrade-status fixtures (Lists of Nodes, MCPs, MCs, CV, COs).
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { ocUpgradeStatusDir } from "@lockstep/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseObjects, startKubeSim, type KubeSim } from "../../src/index.js";
 import { call } from "../helpers.js";
 import { readFileSync } from "node:fs";
 
-const pkgDir = resolve(fileURLToPath(new URL("../..", import.meta.url)));
-const fixtures = process.env.LOCKSTEP_FIXTURES_DIR
-  ? resolve(process.env.LOCKSTEP_FIXTURES_DIR, "oc-upgrade-status")
-  : resolve(pkgDir, "../../../shared/fixtures/oc-upgrade-status");
+const fixtures = ocUpgradeStatusDir();
 
 const scenario = "4.14.1-paused-worker-pool";
 const files = readdirSync(fixtures)
