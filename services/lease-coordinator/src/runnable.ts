@@ -13,7 +13,7 @@ import {
 import { Events, type LeaseServiceServer, type LeaseState } from "@lockstep/contracts";
 import type { KubeConfigLike } from "@lockstep/kube/lite";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
-import type { Readiness, Runnable } from "@lockstep/runtime";
+import { describeStaleness, StateFreshness, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
 import type { Logger } from "pino";
 import { buildView, indexCluster, leaseNodeOf, type ClusterIndex, type PolicyConfig } from "./policy/index.js";
 import { budgetStatus, BudgetStatusWriter } from "./service/budget-status.js";
@@ -29,6 +29,9 @@ import { LeaseIndex } from "./store/lease-index.js";
  */
 const PROJECTIONS = { node: leaseNodeOf } satisfies StateProjections;
 
+/** What a StateStale refusal suggests as retry_after_seconds. */
+const STALE_RETRY_AFTER_SECONDS = 5;
+
 /** How long lease changes are gathered before budget statuses are evaluated again. */
 const LEASE_STATUS_DELAY_MS = 500;
 
@@ -39,6 +42,10 @@ export interface LeaseCoordinatorOptions {
   policy: PolicyConfig;
   logger: Logger;
   readiness?: Readiness;
+  /** Metrics registry for lockstep_state_age_seconds. */
+  registry?: StateFreshnessOptions["registry"];
+  /** How old the state plane may be before new grants are refused (STATE_MAX_AGE). Default 15 s. */
+  stateMaxAgeMs?: number;
   /** How often expired leases are looked for. Default 2 s. */
   sweepIntervalMs?: number;
   /** Budget status re-evaluation without changes (schedules). Default 30 s. */
@@ -83,6 +90,8 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         // Every decision reads nodes, pools and budgets; they are copied out of the cache and
         // indexed (node by name, pool and budget members) once per change, not once per decision.
         let snapshot: ClusterIndex | undefined;
+        cache = new StateCache(kv, { kinds: ["node", "pool", "lease", "disruptionBudget"], logger, project: PROJECTIONS });
+        const freshness = new StateFreshness({ source: cache, maxAgeMs: o.stateMaxAgeMs ?? 15_000, readiness: o.readiness, registry: o.registry, logger });
         const clusterView = {
           cluster: () => (snapshot ??= indexCluster(cache!.list("node"), cache!.list("pool"), cache!.list("disruptionBudget"))),
         };
@@ -94,7 +103,15 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
           logger,
           clock,
           view: clusterView,
+          staleness: () => {
+            const f = freshness.current();
+            return f.fresh ? undefined : { why: describeStaleness(f), retryAfterSeconds: STALE_RETRY_AFTER_SECONDS };
+          },
         });
+        // Waiting acquires are decided again the moment the view turns fresh (or stale).
+        freshness.onChange(() => c.notify());
+        cache.onHeartbeat(() => freshness.check());
+        freshness.start(signal);
         const statusWriter = new BudgetStatusWriter(o.kc);
         const guard = new HotLoopGuard({ onHotLoop: (err) => logger.error({ err }, "budget status hot loop; not writing") });
         budgets = new WorkQueue(
@@ -121,7 +138,6 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         const budgetsSoon = () => {
           for (const b of cache?.list("disruptionBudget") ?? []) budgets!.addAfter(b.name, LEASE_STATUS_DELAY_MS);
         };
-        cache = new StateCache(kv, { kinds: ["node", "pool", "lease", "disruptionBudget"], logger, project: PROJECTIONS });
         cache.onChange((ch) => {
           if (ch.parsed.kind === "meta") return;
           if (ch.parsed.kind === "lease") {

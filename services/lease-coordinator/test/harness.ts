@@ -37,6 +37,9 @@ export interface WorldOptions {
   pools?: Record<string, string>;
   replicas?: number;
   policy?: Partial<PolicyConfig>;
+  /** The watcher's heartbeat interval and the coordinators' STATE_MAX_AGE (defaults 5 s / 15 s). */
+  heartbeatIntervalMs?: number;
+  stateMaxAgeMs?: number;
 }
 
 export interface World {
@@ -49,6 +52,10 @@ export interface World {
   replicas: Replica[];
   events: Array<{ subject: string; message: any }>;
   addReplica(): Promise<Replica>;
+  /** Stops the in-process watcher (as if killed: no more writes, no heartbeat). */
+  stopWatcher(): Promise<void>;
+  /** Starts it again after stopWatcher. */
+  startWatcher(): void;
   stop(): Promise<void>;
 }
 
@@ -86,8 +93,10 @@ export async function startWorld(o: WorldOptions): Promise<World> {
   }
   const stop = new AbortController();
   const tasks: Promise<unknown>[] = [];
-  tasks.push(
-    watcherRunnable({
+  let watcher: { abort: AbortController; running: Promise<void> } | undefined;
+  const startWatcher = () => {
+    const abort = new AbortController();
+    const running = watcherRunnable({
       kc,
       bus: { servers: nats.url },
       logger: silentLogger(),
@@ -95,8 +104,12 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       bootImagesNamespace: "openshift-machine-config-operator",
       bootImagesName: "coreos-bootimages",
       informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
-    }).start(stop.signal),
-  );
+      heartbeatIntervalMs: o.heartbeatIntervalMs,
+    }).start(AbortSignal.any([stop.signal, abort.signal]));
+    tasks.push(running);
+    watcher = { abort, running };
+  };
+  startWatcher();
   const { policy, errors } = validatePolicy({ ...o.policy, namespace: NS });
   if (errors.length) throw new Error(errors.join("; "));
 
@@ -110,6 +123,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       policy,
       logger: silentLogger(),
       sweepIntervalMs: 200,
+      stateMaxAgeMs: o.stateMaxAgeMs,
       budgetResyncMs: 1_000,
       onStarted: (coordinator, index) => (started = { coordinator, index }),
     });
@@ -159,6 +173,12 @@ export async function startWorld(o: WorldOptions): Promise<World> {
     replicas,
     events,
     addReplica,
+    async stopWatcher() {
+      watcher?.abort.abort();
+      await watcher?.running;
+      watcher = undefined;
+    },
+    startWatcher,
     async stop() {
       for (const r of replicas) r.client.close();
       stop.abort();

@@ -52,7 +52,9 @@ export type DenyCode =
   | "Spacing"
   | "Queued"
   | "AlreadyHeld"
-  | "MaxHoldExceeded";
+  | "MaxHoldExceeded"
+  /** The state plane is older than the bound (policy/freshness.ts): nothing observed can be trusted. */
+  | "StateStale";
 
 interface Common {
   warnings: Warning[];
