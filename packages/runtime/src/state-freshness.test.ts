@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createMetricsRegistry } from "./metrics.js";
 import { Readiness } from "./readiness.js";
-import { describeStaleness, freshnessOf, StateFreshness } from "./state-freshness.js";
+import { describeStaleSince, describeStaleness, freshnessOf, StateFreshness } from "./state-freshness.js";
 
 describe("freshnessOf", () => {
   it.each([
@@ -18,6 +18,15 @@ describe("describeStaleness", () => {
   it("says how long the watcher has been silent, in whole seconds", () => {
     expect(describeStaleness(freshnessOf({ ageMs: 41_400, heard: true }, 15_000))).toBe("the watcher has not been heard from for 41 s");
     expect(describeStaleness(freshnessOf({ ageMs: 20_000, heard: false }, 15_000))).toBe("the watcher has not been heard from since this service started 20 s ago");
+  });
+});
+
+describe("describeStaleSince", () => {
+  it("names the time of the last heartbeat, the same whenever it is asked", () => {
+    const now = Date.parse("2026-11-25T12:01:22.700Z");
+    expect(describeStaleSince(freshnessOf({ ageMs: 41_400, heard: true }, 15_000), now)).toBe("the watcher has not been heard from since 2026-11-25T12:00:41Z");
+    expect(describeStaleSince(freshnessOf({ ageMs: 51_400, heard: true }, 15_000), now + 10_000)).toBe("the watcher has not been heard from since 2026-11-25T12:00:41Z");
+    expect(describeStaleSince(freshnessOf({ ageMs: 20_000, heard: false }, 15_000), now)).toBe("the watcher has not been heard from since this service started at 2026-11-25T12:01:02Z");
   });
 });
 

@@ -35,6 +35,16 @@ export function describeStaleness(f: Freshness): string {
   return f.heard ? `the watcher has not been heard from for ${s} s` : `the watcher has not been heard from since this service started ${s} s ago`;
 }
 
+/**
+ * Pure: the same as a point in time, e.g. "the watcher has not been heard from since
+ * 2026-11-25T12:00:41Z": stable while the view stays stale, for what is written to objects (a
+ * message that changed every second would be rewritten every time).
+ */
+export function describeStaleSince(f: Freshness, nowMs: number): string {
+  const since = new Date(Math.floor((nowMs - f.ageSeconds * 1000) / 1000) * 1000).toISOString().replace(".000Z", "Z");
+  return f.heard ? `the watcher has not been heard from since ${since}` : `the watcher has not been heard from since this service started at ${since}`;
+}
+
 export interface StateFreshnessOptions {
   source: StateAgeSource;
   maxAgeMs: number;
