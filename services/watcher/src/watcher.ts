@@ -61,6 +61,7 @@ export function watcherRunnable(o: WatcherOptions): Runnable {
           identity,
           intervalMs: o.heartbeatIntervalMs ?? 5_000,
           currentAsOf: (now) => sync.currentAsOf(now),
+          behind: (since, now) => sync.behind(since, now),
           flushed: () => sync.writer.flushed(),
           logger: o.logger,
           onResult: (result) => metrics?.heartbeats.inc({ result }),

@@ -10,6 +10,9 @@ import type { Logger } from "pino";
 
 export type HeartbeatResult = "written" | "withheld" | "failed";
 
+/** How soon a heartbeat withheld before the first one was written is tried again. */
+const STARTUP_RETRY_MS = 100;
+
 /** Pure: the oldest time up to which every informer is current; undefined if one never was. */
 export function viewCurrentAsOf(informers: ReadonlyArray<number | undefined>): number | undefined {
   let oldest = Infinity;
@@ -34,6 +37,8 @@ export interface HeartbeatOptions {
   intervalMs: number;
   /** The oldest time up to which every informer is current (StateSync.currentAsOf). */
   currentAsOf(now: number): number | undefined;
+  /** Which watched resources are behind `since` (named in the log when the heartbeat is withheld). */
+  behind?(since: number, now: number): string[];
   /** Resolves once the replica's pending state writes have landed. */
   flushed(): Promise<void>;
   logger: Logger;
@@ -44,6 +49,7 @@ export interface HeartbeatOptions {
 export class HeartbeatWriter {
   private generation = 0;
   private vouching = true;
+  private written = false;
   private readonly startedAt: Date;
   private readonly clock: () => number;
 
@@ -56,9 +62,12 @@ export class HeartbeatWriter {
   start(signal: AbortSignal): Promise<void> {
     return (async () => {
       while (!signal.aborted) {
-        await this.beat();
+        const result = await this.beat();
+        // Right after the initial lists some watches are still being opened: look again soon
+        // rather than leave consumers without a first heartbeat for a whole interval.
+        const wait = !this.written && result === "withheld" ? Math.min(STARTUP_RETRY_MS, this.o.intervalMs) : this.o.intervalMs;
         await new Promise<void>((r) => {
-          const t = setTimeout(r, this.o.intervalMs);
+          const t = setTimeout(r, wait);
           signal.addEventListener("abort", () => (clearTimeout(t), r()), { once: true });
         });
       }
@@ -76,8 +85,12 @@ export class HeartbeatWriter {
     const now = this.clock();
     const asOf = this.o.currentAsOf(now);
     if (!mayVouch(asOf, now, this.o.intervalMs)) {
-      if (this.vouching) this.o.logger.warn({ currentAsOf: asOf === undefined ? undefined : new Date(asOf).toISOString(), intervalMs: this.o.intervalMs }, "watches not current; heartbeat withheld");
-      this.vouching = false;
+      const starting = !this.written && now - this.startedAt.getTime() <= this.o.intervalMs;
+      if (this.vouching && !starting) {
+        const behind = this.o.behind?.(now - this.o.intervalMs, now);
+        this.o.logger.warn({ currentAsOf: asOf === undefined ? undefined : new Date(asOf).toISOString(), intervalMs: this.o.intervalMs, behind }, "watches not current; heartbeat withheld");
+        this.vouching = false;
+      }
       return "withheld";
     }
     // Vouch only for writes that landed: a backlog that does not drain within an interval withholds it.
@@ -107,6 +120,7 @@ export class HeartbeatWriter {
     }
     if (!this.vouching) this.o.logger.info({ generation: value.generation }, "watches current; heartbeat resumed");
     this.vouching = true;
+    this.written = true;
     return "written";
   }
 }

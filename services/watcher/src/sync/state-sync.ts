@@ -114,6 +114,11 @@ export class StateSync {
     return viewCurrentAsOf(this.informers.map(({ informer }) => informer.currentAsOf(now)));
   }
 
+  /** Watched resources whose informer has not been current since `since` (for logs). */
+  behind(since: number, now = Date.now()): string[] {
+    return this.informers.filter(({ informer }) => (informer.currentAsOf(now) ?? -Infinity) < since).map(({ w }) => w.name);
+  }
+
   /** Deletes keys this resource owns whose objects are not in the informer's cache. */
   private sweep(w: Watched, informer: Informer<KubernetesObject>): void {
     const live = new Set(informer.list().map((o) => keyFor(w, o as never)));
