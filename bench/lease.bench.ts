@@ -149,7 +149,7 @@ export async function benchLease(): Promise<BenchResult[]> {
     const replicas: Lease[] = [];
     for (let r = 0; r < 2; r++) {
       const port = await freePort();
-      const proc = spawn(process.execPath, [...NODE_ARGS, join(root, COORDINATOR_DIST, "main.js")], { env: { ...process.env, ...common, GRPC_PORT: String(port), COORDINATOR_ID: `bench-${r}` }, stdio: ["ignore", "ignore", "inherit"] });
+      const proc = spawn(process.execPath, [...NODE_ARGS, join(root, COORDINATOR_DIST, "main.js")], { env: { ...process.env, ...common, GRPC_PORT: String(port), COORDINATOR_ID: `bench-${r}`, LEASE_AUTH: process.env.BENCH_LEASE_AUTH ?? "none" }, stdio: ["ignore", "ignore", "inherit"] });
       children.push({ proc, stop: () => new Promise((res) => (proc.exitCode !== null ? res() : (proc.once("exit", () => res()), proc.kill("SIGTERM")))) });
       const client = new LeaseServiceClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
       // Serving once the state plane is synced: List stops answering UNAVAILABLE.

@@ -36,7 +36,7 @@ export async function benchServiceIdle(): Promise<BenchResult[]> {
     runDir: join(dir, "run"),
     ports,
     logLevel: "warn",
-    env: nodeOptions ? { "*": { NODE_OPTIONS: nodeOptions } } : undefined,
+    env: { ...(nodeOptions ? { "*": { NODE_OPTIONS: nodeOptions } } : {}), "lease-coordinator": { LEASE_AUTH: "none" } },
   });
   const out: BenchResult[] = [];
   try {

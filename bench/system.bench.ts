@@ -86,6 +86,8 @@ export async function benchSystem(): Promise<BenchResult[]> {
   for (const s of SERVICE_NAMES) {
     const nodeOptions = process.env[`BENCH_NODE_OPTIONS_${s.toUpperCase().replace("-", "_")}`] ?? process.env.BENCH_NODE_OPTIONS ?? heap[s];
     env[s] = { NODE_OPTIONS: profiled === s ? `${nodeOptions} --import=${preload}`.trim() : nodeOptions };
+    // The simulator's leaser carries no credentials (local run, explicitly unauthenticated).
+    if (s === "lease-coordinator") env[s].LEASE_AUTH = "none";
     if (profiled === s) env[s].CPU_PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? runDir;
   }
   // Count what the system carries on the bus (state-plane writes and events) from a core

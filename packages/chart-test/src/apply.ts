@@ -4,7 +4,7 @@
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
 import { isNotFound, statusCode } from "@lockstep/kube";
 import type { KubeSim, ResourceType } from "@lockstep/kube-sim";
-import type { Manifest } from "./render/chart.js";
+import type { Manifest } from "./chart.js";
 
 /**
  * Built-in kinds the chart emits that kube-sim does not serve (it serves what Lockstep's services
@@ -21,6 +21,7 @@ const MISSING: Array<Pick<ResourceType, "group" | "plural" | "singular" | "kind"
   { group: "rbac.authorization.k8s.io", plural: "roles", singular: "role", kind: "Role", namespaced: true },
   { group: "rbac.authorization.k8s.io", plural: "rolebindings", singular: "rolebinding", kind: "RoleBinding", namespaced: true },
   { group: "monitoring.coreos.com", plural: "servicemonitors", singular: "servicemonitor", kind: "ServiceMonitor", namespaced: true },
+  { group: "cert-manager.io", plural: "certificates", singular: "certificate", kind: "Certificate", namespaced: true },
 ];
 
 export function registerMissingKinds(sim: KubeSim): string[] {

@@ -6,7 +6,7 @@ import { lockstepCrdsDir, startKubeSim, type KubeSim } from "@lockstep/kube-sim"
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyManifests, readBack, registerMissingKinds } from "./apply.js";
-import { chartCrds, renderChart, schemaErrors, ValuesSchemaError, coalesce, type Values } from "./render/chart.js";
+import { chartCrds, renderChart, schemaErrors, ValuesSchemaError, coalesce, type Values } from "./chart.js";
 import { chartDir, repoRoot } from "./paths.js";
 import { validateManifests } from "./validate.js";
 

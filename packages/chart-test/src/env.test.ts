@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { chartDir, servicesDir } from "./paths.js";
-import { renderChart, type Values } from "./render/chart.js";
+import { renderChart, type Values } from "./chart.js";
 
 type Schema = { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: unknown[]; message: string }> } }; shape?: Record<string, unknown> };
 
@@ -25,6 +25,7 @@ function podEnv(env: Array<{ name: string; value?: string; valueFrom?: { secretK
 
 /** Variables read by node itself rather than by the service's config. */
 const NODE_RUNTIME_VARS = new Set(["NODE_OPTIONS"]);
+
 
 const maxValues = parse(readFileSync(join(chartDir, "ci/max-values.yaml"), "utf8")) as Values;
 

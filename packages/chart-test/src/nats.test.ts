@@ -16,7 +16,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chartDir } from "./paths.js";
-import { renderChart } from "./render/chart.js";
+import { renderChart } from "./chart.js";
 
 const SERVICES = ["watcher", "lease-coordinator", "skew-enforcer", "bootimage-updater", "status-aggregator"] as const;
 type Service = (typeof SERVICES)[number];
@@ -82,7 +82,7 @@ afterAll(async () => {
 describe("the generated authorization block", () => {
   it("has one user per service with exactly its own event subjects", () => {
     const { manifests } = renderChart(chartDir, { values: { global: { nats: { authorization: { configMap: true } } } } });
-    const conf = (manifests.find((m) => m.kind === "ConfigMap") as unknown as { data: Record<string, string> }).data["authorization.conf"]!;
+    const conf = (manifests.find((m) => m.kind === "ConfigMap" && m.metadata.name.endsWith("-nats-authorization")) as unknown as { data: Record<string, string> }).data["authorization.conf"]!;
     const users = [...conf.matchAll(/user: "([^"]+)"[\s\S]*?publish: \{ allow: \[([^\]]*)\]/g)].map((m) => ({
       user: m[1]!,
       events: (parse(`[${m[2]}]`) as string[]).filter((s) => s.startsWith("lockstep.v1.evt.")).sort(),

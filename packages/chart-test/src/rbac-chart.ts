@@ -1,6 +1,6 @@
 // The permissions the rendered chart grants one service account: every rule of every Role and
 // ClusterRole bound to it, flattened to (apiGroup, resource, verb) with the resourceNames kept.
-import type { Manifest } from "./render/chart.js";
+import type { Manifest } from "./chart.js";
 
 export interface Grant {
   group: string;

@@ -21,6 +21,15 @@ describe("RBAC source scanner", () => {
     expect(keys({ "a.ts": src })).toEqual(["coordination.k8s.io|leases|get", "coordination.k8s.io|leases|update", "|namespaces|create"]);
   });
 
+  it("maps TokenReview and SubjectAccessReview creation to create on their review resources", () => {
+    const src = `
+      const authn = makeJsonApiClient(kc, AuthenticationV1Api);
+      const authz = kc.makeApiClient(AuthorizationV1Api);
+      await authn.createTokenReview({ body });
+      await authz.createSubjectAccessReview({ body });`;
+    expect(keys({ "auth.ts": src })).toEqual(["authentication.k8s.io|tokenreviews|create", "authorization.k8s.io|subjectaccessreviews|create"]);
+  });
+
   it("resolves custom-object group and plural through consts, spreads and the Resources table", () => {
     const src = `
       const GROUP = "config.openshift.io";

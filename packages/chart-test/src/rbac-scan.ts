@@ -43,6 +43,8 @@ const API_GROUPS: Record<string, string> = {
   CoordinationV1Api: "coordination.k8s.io",
   PolicyV1Api: "policy",
   AppsV1Api: "apps",
+  AuthenticationV1Api: "authentication.k8s.io",
+  AuthorizationV1Api: "authorization.k8s.io",
   CustomObjectsApi: "(custom)",
 };
 
@@ -57,6 +59,8 @@ const PLURALS: Record<string, string> = {
   Secret: "secrets",
   PodDisruptionBudget: "poddisruptionbudgets",
   Deployment: "deployments",
+  TokenReview: "tokenreviews",
+  SubjectAccessReview: "subjectaccessreviews",
 };
 
 const VERB_OF: Record<string, string> = {

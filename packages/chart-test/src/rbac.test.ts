@@ -7,10 +7,11 @@ import { describe, expect, it } from "vitest";
 import { chartDir, servicesDir } from "./paths.js";
 import { grantsOf } from "./rbac-chart.js";
 import { scanSources, tripleKey } from "./rbac-scan.js";
-import { renderChart } from "./render/chart.js";
+import { renderChart } from "./chart.js";
 
 const SERVICES = ["watcher", "lease-coordinator", "skew-enforcer", "bootimage-updater", "status-aggregator"];
 const NAMESPACE = "lockstep";
+
 
 function sources(service: string): Record<string, string> {
   const root = join(servicesDir, service, "src");
@@ -77,5 +78,24 @@ describe("who may touch what", () => {
 
   it("the status-aggregator only patches NodeDisruptionPolicy status", () => {
     expect(grants("status-aggregator").map((g) => `${g.group}|${g.resource}|${g.verb}`)).toEqual(["lockstep.io|nodedisruptionpolicies/status|patch"]);
+  });
+});
+
+describe("LEASE_AUTH: what the lease-coordinator may ask the API server", () => {
+  const reviews = (mode: string) =>
+    grantsOf(renderChart(chartDir, { namespace: NAMESPACE, values: { leaseAuth: { mode } } }).manifests, { name: "lockstep-lease-coordinator", namespace: NAMESPACE })
+      .filter((g) => g.group.startsWith("authentication.") || g.group.startsWith("authorization."))
+      .map((g) => `${g.group}|${g.resource}|${g.verb}|${g.namespace || "cluster"}`)
+      .sort();
+  const tokenReview = "authentication.k8s.io|tokenreviews|create|cluster";
+  const accessReview = "authorization.k8s.io|subjectaccessreviews|create|cluster";
+
+  it.each([
+    ["token", [tokenReview, accessReview]],
+    ["token,mtls", [tokenReview, accessReview]],
+    ["mtls", [accessReview]],
+    ["none", []],
+  ])("mode %s: %j", (mode, expected) => {
+    expect(reviews(mode)).toEqual(expected);
   });
 });

@@ -2,7 +2,7 @@
 // it knows (a misspelt key is an error here, as `kubectl apply --validate=strict` would make it),
 // agreement between objects (selectors ↔ pod labels, named ports ↔ container ports, bindings ↔
 // roles and service accounts) and the chart's security defaults. Pure: manifests in, problems out.
-import type { Manifest } from "./render/chart.js";
+import type { Manifest } from "./chart.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -14,6 +14,8 @@ export const KNOWN_KINDS: Record<string, { apiVersion: string; namespaced: boole
   ServiceAccount: { apiVersion: "v1", namespaced: true },
   Service: { apiVersion: "v1", namespaced: true },
   ConfigMap: { apiVersion: "v1", namespaced: true },
+  Secret: { apiVersion: "v1", namespaced: true },
+  Certificate: { apiVersion: "cert-manager.io/v1", namespaced: true },
   Deployment: { apiVersion: "apps/v1", namespaced: true },
   PodDisruptionBudget: { apiVersion: "policy/v1", namespaced: true },
   NetworkPolicy: { apiVersion: "networking.k8s.io/v1", namespaced: true },
@@ -52,6 +54,12 @@ const FIELDS: Record<string, string[]> = {
 };
 
 const VERBS = new Set(["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]);
+/**
+ * Verbs of Lockstep's own authorization resource (lockstep.io nodeleases, checked by the
+ * lease-coordinator with SubjectAccessReviews when LEASE_AUTH is on; no such API objects exist).
+ */
+const NODELEASE_VERBS = new Set(["get", "list", "watch", "acquire", "release-any", "force"]);
+const SUBJECT_KINDS = new Set(["User", "Group", "ServiceAccount"]);
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -208,7 +216,8 @@ export function validateManifests(manifests: Manifest[]): string[] {
     for (const rule of rules) {
       keys(r, rule, "policyRule", "rules[]");
       for (const f of ["apiGroups", "resources", "verbs"]) if (arr(rule[f]).length === 0) add(r, `rule without ${f}`);
-      for (const v of arr(rule.verbs) as unknown as string[]) if (!VERBS.has(v)) add(r, `unknown or wildcard verb ${v}`);
+      const nodeleases = JSON.stringify(rule.apiGroups) === '["lockstep.io"]' && JSON.stringify(rule.resources) === '["nodeleases"]';
+      for (const v of arr(rule.verbs) as unknown as string[]) if (!(nodeleases ? NODELEASE_VERBS : VERBS).has(v)) add(r, `unknown or wildcard verb ${v}`);
       for (const f of ["apiGroups", "resources", "resourceNames"]) if ((arr(rule[f]) as unknown as string[]).includes("*")) add(r, `wildcard in ${f}`);
     }
   }
@@ -221,9 +230,19 @@ export function validateManifests(manifests: Manifest[]): string[] {
     if (ref?.apiGroup !== "rbac.authorization.k8s.io" || !role) add(b, `roleRef ${String(ref?.kind)}/${String(ref?.name)} is not rendered`);
     const subjects = arr(b.subjects);
     if (subjects.length === 0) add(b, "has no subjects");
-    for (const s of subjects)
-      if (s.kind !== "ServiceAccount" || !manifests.some((m) => m.kind === "ServiceAccount" && m.metadata.name === s.name && m.metadata.namespace === s.namespace))
-        add(b, `subject ${String(s.kind)}/${String(s.name)} is not a rendered ServiceAccount`);
+    // The services' own bindings name their rendered ServiceAccounts; the lease-access bindings
+    // (leaseAuth.users / admins) name users, groups and ServiceAccounts of the cluster.
+    const ownRole = role && arr(role.rules).every((rule) => !(rule.resources as unknown as string[] | undefined)?.includes("nodeleases"));
+    for (const s of subjects) {
+      if (ownRole) {
+        if (s.kind !== "ServiceAccount" || !manifests.some((m) => m.kind === "ServiceAccount" && m.metadata.name === s.name && m.metadata.namespace === s.namespace))
+          add(b, `subject ${String(s.kind)}/${String(s.name)} is not a rendered ServiceAccount`);
+        continue;
+      }
+      if (!SUBJECT_KINDS.has(s.kind as string) || typeof s.name !== "string" || s.name === "") add(b, `subject ${String(s.kind)}/${String(s.name)} is not a User, Group or ServiceAccount with a name`);
+      else if (s.kind === "ServiceAccount" ? !s.namespace || "apiGroup" in s : s.apiGroup !== "rbac.authorization.k8s.io" || "namespace" in s)
+        add(b, `subject ${String(s.kind)}/${String(s.name)}: a ServiceAccount needs a namespace, a User or Group apiGroup rbac.authorization.k8s.io`);
+    }
   }
 
   for (const sm of ofKind("ServiceMonitor")) {

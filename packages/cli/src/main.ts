@@ -2,6 +2,7 @@
 // The `lockstep` command. Each subcommand lives in its own module under commands/.
 import { Command, CommanderError } from "commander";
 import { registerCommands } from "./commands/index.js";
+import { CliError, EXIT } from "./exit-codes.js";
 
 const program = new Command("lockstep")
   .description("Lockstep: safe, visible node updates for OpenShift-style clusters")
@@ -13,7 +14,8 @@ registerCommands(program);
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  if (err instanceof CommanderError) process.exit(err.exitCode);
+  // Help and --version end with 0; every other commander error is a usage error (its message is out already).
+  if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? EXIT.OK : EXIT.USAGE);
   console.error(`lockstep: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
+  process.exit(err instanceof CliError ? err.exitCode : EXIT.FAILED);
 }

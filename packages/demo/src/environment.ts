@@ -69,7 +69,10 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
 
   let system: RunningSystem;
   try {
-    system = await startSystem({ kubeconfig: kubeconfigPath, natsUrl, runDir: o.runDir, ports, env: o.serviceEnv });
+    // The simulated cluster's callers carry no credentials: the demo runs the coordinator without
+    // authentication, explicitly (the service's own default is token authentication).
+    const env = { ...o.serviceEnv, "lease-coordinator": { LEASE_AUTH: "none", ...o.serviceEnv?.["lease-coordinator"] } };
+    system = await startSystem({ kubeconfig: kubeconfigPath, natsUrl, runDir: o.runDir, ports, env });
   } catch (err) {
     await sim.stop();
     await kube.stop();

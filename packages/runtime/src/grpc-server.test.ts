@@ -1,9 +1,7 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { service as healthService } from "grpc-health-check";
+import { createTestPki, hasOpenssl, type TestPki } from "@lockstep/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { grpcServiceName, readTlsFiles, startGrpcServer, type GrpcServerHandle } from "./grpc-server.js";
 
@@ -113,36 +111,18 @@ describe("startGrpcServer", () => {
   });
 });
 
-function hasOpenssl(): boolean {
-  try {
-    execFileSync("openssl", ["version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe.skipIf(!hasOpenssl())("startGrpcServer with TLS", () => {
-  let dir: string;
-  const pem = (name: string) => readFileSync(join(dir, name));
+  let pki: TestPki;
+  const pem = (name: string) => pki.pem(name);
+  const dir = () => pki.dir;
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "lockstep-tls-"));
-    const ssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-    const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-    ssl("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "1", "-subj", "/CN=lockstep-test-ca");
-    writeFileSync(join(dir, "server.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-    writeFileSync(join(dir, "client.ext"), "extendedKeyUsage=clientAuth\n");
-    for (const who of ["server", "client"]) {
-      ssl("req", ...ec, "-keyout", `${who}.key`, "-out", `${who}.csr`, "-subj", `/CN=lockstep-test-${who}`);
-      ssl("x509", "-req", "-in", `${who}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-        "-out", `${who}.crt`, "-days", "1", "-extfile", `${who}.ext`);
-    }
+    pki = createTestPki();
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => pki.remove());
 
   it("serves over TLS to a client that trusts the CA", async () => {
-    const tls = readTlsFiles({ GRPC_TLS_CERT: join(dir, "server.crt"), GRPC_TLS_KEY: join(dir, "server.key") });
+    const tls = readTlsFiles({ GRPC_TLS_CERT: join(dir(), "server.crt"), GRPC_TLS_KEY: join(dir(), "server.key") });
     expect(tls?.requireClientCert).toBe(false);
     const handle = await serve({ tls });
     const health = track(new HealthClient(`127.0.0.1:${handle.port}`, grpc.credentials.createSsl(pem("ca.crt"))));
@@ -169,7 +149,7 @@ describe.skipIf(!hasOpenssl())("startGrpcServer with TLS", () => {
   });
 
   it("names the variable when a TLS file cannot be read", () => {
-    expect(() => readTlsFiles({ GRPC_TLS_CERT: join(dir, "missing.crt"), GRPC_TLS_KEY: join(dir, "server.key") })).toThrow(
+    expect(() => readTlsFiles({ GRPC_TLS_CERT: join(dir(), "missing.crt"), GRPC_TLS_KEY: join(dir(), "server.key") })).toThrow(
       /^GRPC_TLS_CERT: cannot read .*missing\.crt/,
     );
     expect(readTlsFiles({})).toBeUndefined();

@@ -2,3 +2,4 @@ export * from "./fixtures.js";
 export * from "./wait.js";
 // The nats-server launcher lives in @lockstep/launcher (the demo needs it at run time).
 export { freePort, startNatsServer, type NatsServer, type NatsServerOptions } from "@lockstep/launcher";
+export * from "./pki.js";

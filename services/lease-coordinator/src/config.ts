@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { env, serviceConfigSchema } from "@lockstep/runtime";
 import { z } from "zod";
+import { parseAuthMode, type AuthMode } from "./auth/lease-auth.js";
 import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "./policy/index.js";
 
 /**
@@ -15,6 +16,9 @@ import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "./po
  * | SWEEP_INTERVAL | how often expired leases are looked for (lease.expired events) | 2s |
  * | BUDGET_RESYNC | how often budget status is re-evaluated without any change (schedules open and close) | 30s |
  * | COORDINATOR_ID | this replica's name in events and logs | hostname |
+ * | LEASE_AUTH | how callers prove who they are: `token` (bearer tokens, TokenReview), `mtls` (client certificates; needs GRPC_TLS_CA and GRPC_TLS_REQUIRE_CLIENT_CERT=true), `token,mtls` (a certificate from every caller; a token, when sent, names the caller), or `none` (anyone may act as any holder: local and test runs only) | token |
+ * | LEASE_AUTH_CACHE_TTL | how long TokenReview and SubjectAccessReview answers are reused | 10s |
+ * | LEASE_AUTH_AUDIENCES | audiences a token must carry (TokenReview spec.audiences); empty means the API server's | (empty) |
  * | GRPC_PORT / HTTP_PORT | LeaseService / health and metrics | 9091 / 8091 |
  */
 export const leaseCoordinatorConfigSchema = serviceConfigSchema({
@@ -27,7 +31,16 @@ export const leaseCoordinatorConfigSchema = serviceConfigSchema({
   SWEEP_INTERVAL: env.duration().default(2_000),
   BUDGET_RESYNC: env.duration().default(30_000),
   COORDINATOR_ID: env.string().optional(),
+  LEASE_AUTH: env.string().default("token"),
+  LEASE_AUTH_CACHE_TTL: env.duration().default(10_000),
+  LEASE_AUTH_AUDIENCES: env.list().default([]),
 }).superRefine((c, ctx) => {
+  const auth = parseAuthMode(c.LEASE_AUTH);
+  if ("error" in auth) ctx.addIssue({ code: "custom", path: ["LEASE_AUTH"], message: auth.error });
+  else if (auth.mode !== "none" && auth.mode.mtls && !(c.GRPC_TLS_CA && c.GRPC_TLS_REQUIRE_CLIENT_CERT)) {
+    // grpc-js asks for a client certificate only when it requires one.
+    ctx.addIssue({ code: "custom", path: ["LEASE_AUTH"], message: "mtls needs GRPC_TLS_CERT, GRPC_TLS_KEY, GRPC_TLS_CA and GRPC_TLS_REQUIRE_CLIENT_CERT=true" });
+  }
   const { errors } = policyFromSettings(c as Settings);
   for (const message of errors) ctx.addIssue({ code: "custom", path: [message.startsWith("LEASE_") ? message.split(":")[0]! : "LEASE_POLICY"], message: message.replace(/^LEASE_[A-Z_]+: /, "") });
 });
@@ -70,6 +83,13 @@ export function policyFromSettings(s: Settings): { policy: PolicyConfig; errors:
   });
   for (const e of policyErrors) errors.push(e.startsWith("namespace") ? `LEASE_NAMESPACE: ${e}` : `LEASE_POLICY: ${e}`);
   return { policy, errors };
+}
+
+/** LEASE_AUTH, already validated by the schema. */
+export function authModeOf(config: Pick<LeaseCoordinatorConfig, "LEASE_AUTH">): AuthMode {
+  const r = parseAuthMode(config.LEASE_AUTH);
+  if ("error" in r) throw new Error(`LEASE_AUTH: ${r.error}`);
+  return r.mode;
 }
 
 export function coordinatorId(config: Pick<LeaseCoordinatorConfig, "COORDINATOR_ID">): string {

@@ -5,3 +5,5 @@ export { Coordinator, CoordinatorError } from "./service/coordinator.js";
 export { LeaseIndex } from "./store/lease-index.js";
 export * as policy from "./policy/index.js";
 export { makeJsonApiClient } from "./store/lease-json-client.js";
+export { LeaseAuth, AuthError, parseAuthMode, type AuthMode, type LeaseVerb } from "./auth/lease-auth.js";
+export { KubeReviewer, type Reviewer } from "./auth/kube-reviews.js";

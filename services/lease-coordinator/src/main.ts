@@ -4,16 +4,24 @@ import { busOptionsFromConfig } from "@lockstep/bus";
 import { LeaseServiceService } from "@lockstep/contracts";
 import { loadKubeAccess } from "@lockstep/kube/lite";
 import { createLogger, createMetricsRegistry, loadConfigOrExit, readTlsFiles, Readiness, runMain, startGrpcServer, startHttpServer, stopOnAbort } from "@lockstep/runtime";
-import { coordinatorId, leaseCoordinatorConfigSchema, policyFromSettings } from "./config.js";
+import { KubeReviewer } from "./auth/kube-reviews.js";
+import { LeaseAuth } from "./auth/lease-auth.js";
+import { authModeOf, coordinatorId, leaseCoordinatorConfigSchema, policyFromSettings } from "./config.js";
 import { createLeaseCoordinator } from "./runnable.js";
 
+const MAX_REQUEST_BYTES = 64 * 1024;
 const config = loadConfigOrExit(leaseCoordinatorConfigSchema);
 const logger = createLogger({ service: config.SERVICE_NAME ?? "lease-coordinator", level: config.LOG_LEVEL }).child({ replica: coordinatorId(config) });
 const registry = createMetricsRegistry({ service: "lease-coordinator" });
 const readiness = new Readiness();
+// Without client-node's module graph (~70 MiB) unless the kubeconfig needs it (YAML, exec plugins).
+const kc = await loadKubeAccess(config.KUBECONFIG);
+const authMode = authModeOf(config);
+if (authMode === "none") logger.warn({ LEASE_AUTH: "none" }, "LEASE_AUTH=none: callers are not authenticated and may act as any holder; for local and test runs only");
+else logger.info({ token: authMode.token, mtls: authMode.mtls }, "LeaseService callers are authenticated");
 const lc = createLeaseCoordinator({
-  // Without client-node's module graph (~70 MiB) unless the kubeconfig needs it (YAML, exec plugins).
-  kc: await loadKubeAccess(config.KUBECONFIG),
+  kc,
+  auth: new LeaseAuth({ mode: authMode, reviewer: new KubeReviewer(kc, config.LEASE_AUTH_AUDIENCES), cacheTtlMs: config.LEASE_AUTH_CACHE_TTL, logger }),
   bus: busOptionsFromConfig(config, "lockstep-lease-coordinator"),
   policy: policyFromSettings(config).policy,
   logger,
@@ -28,6 +36,8 @@ const grpc = await startGrpcServer({
   port: config.GRPC_PORT,
   tls: readTlsFiles(config),
   services: [[LeaseServiceService, lc.service]],
+  // Every LeaseService request is a few hundred bytes; far larger ones are refused by the transport.
+  channelOptions: { "grpc.max_receive_message_length": MAX_REQUEST_BYTES },
   logger,
 });
 logger.info({ http: http.port, grpc: grpc.port }, "lease-coordinator listening");

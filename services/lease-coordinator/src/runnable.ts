@@ -15,6 +15,7 @@ import type { KubeConfigLike } from "@lockstep/kube/lite";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
 import { describeStaleness, StateFreshness, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
 import type { Logger } from "pino";
+import type { LeaseAuth } from "./auth/lease-auth.js";
 import { buildView, indexCluster, leaseNodeOf, type ClusterIndex, type PolicyConfig } from "./policy/index.js";
 import { budgetStatus, BudgetStatusWriter } from "./service/budget-status.js";
 import { Coordinator, type EventSink } from "./service/coordinator.js";
@@ -40,6 +41,8 @@ export interface LeaseCoordinatorOptions {
   kc: KubeConfigLike;
   bus: BusConnectionOptions;
   policy: PolicyConfig;
+  /** Who may call the LeaseService and what they may do; `new LeaseAuth({ mode: "none", … })` only for local and test runs. */
+  auth: LeaseAuth;
   logger: Logger;
   readiness?: Readiness;
   /** Metrics registry for lockstep_state_age_seconds. */
@@ -66,7 +69,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
   let index: LeaseIndex | undefined;
   const { logger, policy } = o;
   const clock = o.clock ?? Date.now;
-  const service = leaseService({ coordinator: () => coordinator, index: () => index, logger });
+  const service = leaseService({ coordinator: () => coordinator, index: () => index, auth: o.auth, logger });
 
   const runnable: Runnable = {
     name: "lease-coordinator",

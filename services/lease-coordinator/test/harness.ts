@@ -12,10 +12,11 @@ import {
   type DecodedEvent,
 } from "@lockstep/contracts";
 import { kubeConfigForUrl } from "@lockstep/kube";
-import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
-import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
+import { startKubeSim, type KubeSim, type KubeSimOptions } from "@lockstep/kube-sim";
+import { silentLogger, startGrpcServer, type GrpcServerHandle, type GrpcTlsOptions } from "@lockstep/runtime";
 import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
+import { LeaseAuth } from "../src/auth/lease-auth.js";
 import { validatePolicy, type PolicyConfig } from "../src/policy/index.js";
 import { createLeaseCoordinator } from "../src/runnable.js";
 import type { Coordinator } from "../src/service/coordinator.js";
@@ -40,6 +41,13 @@ export interface WorldOptions {
   /** The watcher's heartbeat interval and the coordinators' STATE_MAX_AGE (defaults 5 s / 15 s). */
   heartbeatIntervalMs?: number;
   stateMaxAgeMs?: number;
+  /** The replicas' caller authentication; default none (these tests are about the policy). */
+  auth?: (sim: KubeSim) => LeaseAuth;
+  /** kube-sim's options (users, an admin token the world then uses itself). */
+  sim?: Omit<KubeSimOptions, "crds">;
+  /** TLS of the replicas' gRPC servers, and the credentials of the world's clients. */
+  grpcTls?: GrpcTlsOptions;
+  clientCredentials?: grpc.ChannelCredentials;
 }
 
 export interface World {
@@ -64,9 +72,9 @@ export function nodeUid(world: World, name: string): Promise<string> {
 }
 
 export async function startWorld(o: WorldOptions): Promise<World> {
-  const sim = await startKubeSim({ crds: "openshift" });
+  const sim = await startKubeSim({ ...o.sim, crds: "openshift" });
   const nats = await startNatsServer();
-  const kc = kubeConfigForUrl(sim.url);
+  const kc = kubeConfigForUrl(sim.url, o.sim?.token);
   const core = kc.makeApiClient(CoreV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);
   for (const n of o.nodes) {
@@ -118,22 +126,23 @@ export async function startWorld(o: WorldOptions): Promise<World> {
     const own = new AbortController();
     let started: { coordinator: Coordinator; index: LeaseIndex } | undefined;
     const lc = createLeaseCoordinator({
-      kc: kubeConfigForUrl(sim.url),
+      kc: kubeConfigForUrl(sim.url, o.sim?.token),
       bus: { servers: nats.url },
       policy,
+      auth: o.auth?.(sim) ?? new LeaseAuth({ mode: "none", logger: silentLogger() }),
       logger: silentLogger(),
       sweepIntervalMs: 200,
       stateMaxAgeMs: o.stateMaxAgeMs,
       budgetResyncMs: 1_000,
       onStarted: (coordinator, index) => (started = { coordinator, index }),
     });
-    const server: GrpcServerHandle = await startGrpcServer({ port: 0, host: "127.0.0.1", services: [[LeaseServiceService, lc.service]] });
+    const server: GrpcServerHandle = await startGrpcServer({ port: 0, host: "127.0.0.1", services: [[LeaseServiceService, lc.service]], tls: o.grpcTls });
     const signal = AbortSignal.any([stop.signal, own.signal]);
     const running = lc.runnable.start(signal);
     tasks.push(running);
     await waitFor(() => started, { timeoutMs: 30_000, what: "coordinator started" });
     const address = `127.0.0.1:${server.port}`;
-    const client = new LeaseServiceClient(address, grpc.credentials.createInsecure());
+    const client = new LeaseServiceClient(address, o.clientCredentials ?? grpc.credentials.createInsecure());
     const replica: Replica = {
       address,
       client,

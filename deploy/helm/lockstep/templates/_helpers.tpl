@@ -81,9 +81,19 @@ app.kubernetes.io/component: {{ .name }}
   value: /etc/lockstep/tls/tls.crt
 - name: GRPC_TLS_KEY
   value: /etc/lockstep/tls/tls.key
-{{- if $g.grpcTls.requireClientCert }}
+{{- /*
+The CA checks client certificates: for every service with requireClientCert, and for the
+lease-coordinator when LEASE_AUTH accepts mTLS identities. grpc-js asks a client for a certificate
+only when it also demands one, so with mtls in LEASE_AUTH (mtls or token,mtls) the
+lease-coordinator demands one from every caller.
+*/}}
+{{- $leaseMtls := and (eq .name "lease-coordinator") (include "lockstep.leaseAuthMtls" .root) }}
+{{- $requireCert := or $g.grpcTls.requireClientCert $leaseMtls }}
+{{- if $requireCert }}
 - name: GRPC_TLS_CA
   value: /etc/lockstep/tls/ca.crt
+{{- end }}
+{{- if $requireCert }}
 - name: GRPC_TLS_REQUIRE_CLIENT_CERT
   value: "true"
 {{- end }}
@@ -159,6 +169,10 @@ app.kubernetes.io/component: {{ .name }}
   value: {{ .v.sweepInterval | quote }}
 - name: BUDGET_RESYNC
   value: {{ .v.budgetResync | quote }}
+- name: LEASE_AUTH
+  value: {{ .root.Values.leaseAuth.mode | quote }}
+- name: LEASE_AUTH_CACHE_TTL
+  value: {{ .root.Values.leaseAuth.cacheTTL | quote }}
 {{- end }}
 
 {{- define "lockstep.env.skew-enforcer" }}
@@ -201,4 +215,35 @@ app.kubernetes.io/component: {{ .name }}
 {{- end }}
 - name: ADMIN_HOLDER_PREFIX
   value: {{ .v.adminHolderPrefix | quote }}
+{{- end }}
+
+{{/* "true" when LEASE_AUTH accepts client certificates (mode mtls, token,mtls or mtls,token), else "". Takes the root context. */}}
+{{- define "lockstep.leaseAuthMtls" -}}
+{{- if has "mtls" (splitList "," .Values.leaseAuth.mode) }}true{{ end -}}
+{{- end }}
+
+{{/* "true" when LEASE_AUTH checks bearer tokens with TokenReview, else "". Takes the root context. */}}
+{{- define "lockstep.leaseAuthToken" -}}
+{{- if has "token" (splitList "," .Values.leaseAuth.mode) }}true{{ end -}}
+{{- end }}
+
+{{/* Name of the Secret every service mounts for gRPC TLS. Takes the root context. */}}
+{{- define "lockstep.grpcTlsSecret" -}}
+{{- default (printf "%s-grpc-tls" (include "lockstep.prefix" .)) .Values.global.grpcTls.secretName -}}
+{{- end }}
+
+{{/*
+DNS names of every service's Service (enabled or not, so that enabling one later needs no new
+certificate), as a YAML list. Takes the root context.
+*/}}
+{{- define "lockstep.grpcDnsNames" -}}
+{{- $ns := .Release.Namespace }}
+{{- $domain := .Values.global.grpcTls.clusterDomain }}
+{{- range $name, $svc := fromYaml (include "lockstep.serviceTable" .) }}
+{{- $host := include "lockstep.name" (dict "root" $ "name" $name) }}
+- {{ $host }}
+- {{ printf "%s.%s" $host $ns }}
+- {{ printf "%s.%s.svc" $host $ns }}
+- {{ printf "%s.%s.svc.%s" $host $ns $domain }}
+{{- end }}
 {{- end }}

@@ -50,7 +50,7 @@ describe("lockstep bootimages", () => {
     expect(out).toContain("1 of 2 MachineSets would be patched.");
   });
   it("an unreachable server is a clear error", async () => {
-    await expect(runBootImages("127.0.0.1:1", false)).rejects.toThrow(/^bootimage-updater at 127\.0\.0\.1:1: .*(ECONNREFUSED|No connection|Deadline)/);
+    await expect(runBootImages("127.0.0.1:1", false)).rejects.toThrow(/^cannot reach the bootimage-updater at 127\.0\.0\.1:1: .*(ECONNREFUSED|No connection|Deadline)/);
   });
   it("an empty plan says why", () => {
     expect(formatPreview([])).toMatch(/nothing would be patched/);

@@ -1,6 +1,8 @@
 // `lockstep bootimages [--preview] [--server ADDR]`: the bootimage-updater's last pass (GetStatus)
 // or what it would patch now (Preview), from its BootImageService.
-import { credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
+import { Metadata, type ServiceError } from "@grpc/grpc-js";
+import { channelCredentials } from "../connection.js";
+import { grpcFailure } from "../exit-codes.js";
 import { BootImageServiceClient, type BootImageStatus, type MachineSetPlan } from "@lockstep/contracts";
 import type { Command } from "commander";
 
@@ -44,15 +46,15 @@ function unary<Res>(client: InstanceType<typeof BootImageServiceClient>, method:
 
 /** Calls the updater at `server` and returns the text to print. */
 export async function runBootImages(server: string, preview: boolean): Promise<string> {
-  const client = new BootImageServiceClient(server, credentials.createInsecure());
+  const client = new BootImageServiceClient(server, channelCredentials());
   try {
     if (preview) return formatPreview((await unary<{ plans: MachineSetPlan[] }>(client, "preview")).plans);
     const res = await unary<{ status?: BootImageStatus }>(client, "getStatus");
     if (!res.status) throw new Error("the bootimage-updater returned no status");
     return formatStatus(res.status);
   } catch (err) {
-    const e = err as ServiceError;
-    throw new Error(`bootimage-updater at ${server}: ${e.details || e.message}`);
+    if (typeof (err as ServiceError).code === "number") throw grpcFailure(err as ServiceError, "bootimage-updater", server);
+    throw err;
   } finally {
     client.close();
   }

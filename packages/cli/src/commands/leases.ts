@@ -1,5 +1,6 @@
 // `lockstep leases`, `lockstep lease acquire|release`, `lockstep preflight`: the lease-coordinator's
-// LeaseService over gRPC (--server, default $LOCKSTEP_LEASE_ADDR or 127.0.0.1:9091).
+// LeaseService over gRPC (--server, default $LOCKSTEP_LEASE_ADDR or 127.0.0.1:9091), authenticated with
+// the caller's token (connection.ts); refusals exit 3, unreachable 4, not allowed 5 (exit-codes.ts).
 import * as grpc from "@grpc/grpc-js";
 import {
   LeaseServiceClient,
@@ -13,6 +14,8 @@ import {
 } from "@lockstep/contracts";
 import { toOperationType } from "@lockstep/lease-client";
 import { type Command, InvalidArgumentError } from "commander";
+import { callMetadata, channelCredentials, type ConnectionFlags } from "../connection.js";
+import { CliError, EXIT, grpcFailure } from "../exit-codes.js";
 
 export const DEFAULT_LEASE_ADDR = "127.0.0.1:9091";
 
@@ -83,43 +86,52 @@ function serverOf(flags: { server?: string }): string {
   return flags.server ?? process.env.LOCKSTEP_LEASE_ADDR ?? DEFAULT_LEASE_ADDR;
 }
 
-function rpc<Res>(server: string, method: "acquire" | "release" | "list" | "preflightUpgrade", req: object): Promise<Res> {
-  const client = new LeaseServiceClient(server, grpc.credentials.createInsecure());
+async function rpc<Res>(flags: ConnectionFlags & { server?: string }, method: "acquire" | "release" | "list" | "preflightUpgrade", req: object): Promise<Res> {
+  const server = serverOf(flags);
+  const metadata = await callMetadata(flags);
+  const client = new LeaseServiceClient(server, channelCredentials());
   const fn = (client[method] as unknown as (r: object, md: grpc.Metadata, o: Partial<grpc.CallOptions>, cb: (e: grpc.ServiceError | null, r: Res) => void) => void).bind(client);
+  // An Acquire that waits in line may take as long as it asked to wait.
+  const waitMs = "waitSeconds" in req ? Number(req.waitSeconds) * 1000 : 0;
   return new Promise<Res>((resolve, reject) =>
-    fn(req, new grpc.Metadata(), { deadline: new Date(Date.now() + 60_000) }, (err, res) => {
+    fn(req, metadata, { deadline: new Date(Date.now() + 60_000 + waitMs) }, (err, res) => {
       client.close();
-      if (err) reject(new Error(err.code === grpc.status.UNAVAILABLE ? `lease-coordinator at ${server} is unavailable: ${err.details}` : err.details || err.message));
+      if (err) reject(grpcFailure(err, "lease-coordinator", server));
       else resolve(res);
     }),
   );
 }
 
+const SERVER_HELP = "lease-coordinator gRPC address (default $LOCKSTEP_LEASE_ADDR or 127.0.0.1:9091)";
+const TOKEN_HELP = "bearer token to authenticate with (default $LOCKSTEP_TOKEN, else the kubeconfig's current user)";
+const KUBECONFIG_HELP = "kubeconfig whose current user's token is sent (default $KUBECONFIG or ~/.kube/config)";
+const HOLDER_HELP = "holder name: with authentication your identity (the default) or <identity>/<suffix>; without, any name";
+
+type Flags = ConnectionFlags & { server?: string };
+
+function connectionOptions(cmd: Command): Command {
+  return cmd.option("--server <addr>", SERVER_HELP).option("--token <token>", TOKEN_HELP).option("--kubeconfig <file>", KUBECONFIG_HELP);
+}
+
 export function register(program: Command): void {
-  program
-    .command("leases")
-    .description("list node leases held now (Lockstep's and foreign ones)")
-    .option("--server <addr>", "lease-coordinator gRPC address (default $LOCKSTEP_LEASE_ADDR or 127.0.0.1:9091)")
+  connectionOptions(program.command("leases").description("list node leases held now (Lockstep's and foreign ones)"))
     .option("--operation <op>", "only this operation", parseOperationArg)
     .option("--pool <name>", "only nodes of this pool")
-    .action(async (flags: { server?: string; operation?: OperationType; pool?: string }) => {
-      const res = await rpc<ListResponse>(serverOf(flags), "list", { operation: flags.operation ?? OperationType.OPERATION_TYPE_UNSPECIFIED, pool: flags.pool ?? "" });
+    .action(async (flags: Flags & { operation?: OperationType; pool?: string }) => {
+      const res = await rpc<ListResponse>(flags, "list", { operation: flags.operation ?? OperationType.OPERATION_TYPE_UNSPECIFIED, pool: flags.pool ?? "" });
       process.stdout.write(formatLeases(res.leases));
     });
 
   const lease = program.command("lease").description("acquire or release a node lease");
-  lease
-    .command("acquire <node>")
-    .description("hold a node, e.g. for an admin maintenance window")
-    .option("--server <addr>", "lease-coordinator gRPC address")
+  connectionOptions(lease.command("acquire <node>").description("hold a node, e.g. for an admin maintenance window"))
     .option("--op <operation>", "Update, Reboot, Drain, Fence, Maintenance, Deprovision or PowerOff", parseOperationArg, OperationType.OPERATION_TYPE_MAINTENANCE)
-    .requiredOption("--holder <identity>", "who holds it (reserved prefix kubeadm* is refused)")
+    .option("--holder <identity>", HOLDER_HELP, "")
     .requiredOption("--reason <text>", "why, shown to everyone who is denied")
     .option("--duration <d>", "term, e.g. 30m or 1h", parseDurationArg, 3600)
     .option("--wait <d>", "wait in line up to this long", parseDurationArg)
-    .option("--force", "take over from a holder the policy allows to be preempted (audited)", false)
-    .action(async (node: string, flags: { server?: string; op: OperationType; holder: string; reason: string; duration: number; wait?: number; force: boolean }) => {
-      const res = await rpc<AcquireResponse>(serverOf(flags), "acquire", {
+    .option("--force", "preempt a holder the policy allows to be preempted: it is told to stop, and the node is yours once it releases or its lease expires (needs the force right; audited)", false)
+    .action(async (node: string, flags: Flags & { op: OperationType; holder: string; reason: string; duration: number; wait?: number; force: boolean }) => {
+      const res = await rpc<AcquireResponse>(flags, "acquire", {
         node,
         operation: flags.op,
         holder: flags.holder,
@@ -131,27 +143,23 @@ export function register(program: Command): void {
       process.stderr.write(formatWarnings(res.warnings));
       if (!res.granted) {
         const who = res.current ? ` (held by ${res.current.holder}${res.current.reason ? `: ${res.current.reason}` : ""})` : "";
-        throw new Error(`denied: ${res.deniedReason}${who}; retry after ${res.retryAfterSeconds}s`);
+        throw new CliError(EXIT.REFUSED, `denied: ${res.deniedReason}${who}; retry after ${res.retryAfterSeconds}s`);
       }
       process.stdout.write(`lease on ${node} granted to ${res.lease?.holder} for ${res.lease?.durationSeconds}s (renew or release it before then)\n`);
     });
-  lease
-    .command("release <node>")
-    .description("release a node you hold")
-    .option("--server <addr>", "lease-coordinator gRPC address")
-    .requiredOption("--holder <identity>", "the identity that holds it")
-    .action(async (node: string, flags: { server?: string; holder: string }) => {
-      const res = await rpc<ReleaseResponse>(serverOf(flags), "release", { node, holder: flags.holder });
-      process.stdout.write(res.released ? `released ${node}\n` : `${flags.holder} did not hold ${node}; nothing to release\n`);
+  connectionOptions(lease.command("release <node>").description("release a node you hold (another's needs the release-any right)"))
+    .option("--holder <identity>", "the holder whose lease to release (default: yours)", "")
+    .action(async (node: string, flags: Flags & { holder: string }) => {
+      const res = await rpc<ReleaseResponse>(flags, "release", { node, holder: flags.holder });
+      if (!res.released) throw new CliError(EXIT.REFUSED, `${flags.holder || "you"} did not hold ${node}; nothing was released`);
+      process.stdout.write(`released ${node}\n`);
     });
 
-  program
-    .command("preflight [version]")
-    .description("before an upgrade: nodes under maintenance or otherwise held, and budgets that block")
-    .option("--server <addr>", "lease-coordinator gRPC address")
-    .action(async (version: string | undefined, flags: { server?: string }) => {
-      const res = await rpc<PreflightUpgradeResponse>(serverOf(flags), "preflightUpgrade", { targetVersion: version ?? "" });
+  connectionOptions(program.command("preflight [version]").description("before an upgrade: nodes under maintenance or otherwise held, and budgets that block")).action(
+    async (version: string | undefined, flags: Flags) => {
+      const res = await rpc<PreflightUpgradeResponse>(flags, "preflightUpgrade", { targetVersion: version ?? "" });
       if (res.warnings.length === 0) process.stdout.write(`No warnings${version ? ` for an upgrade to ${version}` : ""}: no node is held.\n`);
       else process.stdout.write(formatWarnings(res.warnings));
-    });
+    },
+  );
 }

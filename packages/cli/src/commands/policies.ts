@@ -1,6 +1,6 @@
 // `lockstep policies`: the effective node disruption rules (shipped defaults merged with the
 // cluster's NodeDisruptionPolicy objects), from the status-aggregator's DisruptionService.
-import { credentials } from "@grpc/grpc-js";
+import { channelCredentials } from "../connection.js";
 import { DisruptionServiceClient, ListEffectivePoliciesResponse } from "@lockstep/contracts";
 import { tabwrite } from "@lockstep/insights";
 import { type Command, Option } from "commander";
@@ -26,7 +26,7 @@ export function register(program: Command): void {
     .addOption(new Option("-o, --output <format>", "structured output instead of text").choices(["json", "yaml"]))
     .action(async (flags: { server?: string; output?: "json" | "yaml" }) => {
       const addr = statusServerAddress(flags.server);
-      const client = new DisruptionServiceClient(addr, credentials.createInsecure());
+      const client = new DisruptionServiceClient(addr, channelCredentials());
       try {
         const res = await unary(client.listEffectivePolicies.bind(client), {}, addr);
         if (flags.output === "json") process.stdout.write(`${JSON.stringify(ListEffectivePoliciesResponse.toJSON(res), null, 2)}\n`);

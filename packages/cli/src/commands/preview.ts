@@ -2,12 +2,13 @@
 // each node (actions, drain, reboot, and the rule behind each changed item), from the
 // status-aggregator's DisruptionService.
 import { readFile } from "node:fs/promises";
-import { credentials } from "@grpc/grpc-js";
+import { channelCredentials } from "../connection.js";
 import { DisruptionServiceClient, PreviewConfigChangeResponse, type NodePreview, type PreviewConfigChangeRequest } from "@lockstep/contracts";
 import { tabwrite } from "@lockstep/insights";
 import { type Command, Option } from "commander";
 import { stringify } from "yaml";
-import { LiveModeError, statusServerAddress, unary } from "./status/live.js";
+import { CliError, EXIT } from "../exit-codes.js";
+import { statusServerAddress, unary } from "./status/live.js";
 
 interface PreviewFlags {
   file: string;
@@ -58,16 +59,16 @@ export function register(program: Command): void {
     .option("--server <addr>", "status-aggregator gRPC address (default $LOCKSTEP_STATUS_AGGREGATOR_ADDR or 127.0.0.1:9094)")
     .addOption(new Option("-o, --output <format>", "structured output instead of text").choices(["json", "yaml"]))
     .action(async (flags: PreviewFlags) => {
-      if ((flags.pool === undefined) === (flags.node === undefined)) throw new LiveModeError("pass exactly one of --pool NAME or --node NAME");
+      if ((flags.pool === undefined) === (flags.node === undefined)) throw new CliError(EXIT.USAGE, "pass exactly one of --pool NAME or --node NAME");
       const text = flags.file === "-" ? await readStdin() : await readFile(flags.file, "utf8").catch((e: Error) => {
-        throw new LiveModeError(`cannot read ${flags.file}: ${e.message}`);
+        throw new CliError(EXIT.USAGE, `cannot read ${flags.file}: ${e.message}`);
       });
       const req: PreviewConfigChangeRequest = {
         target: flags.pool !== undefined ? { $case: "pool", value: flags.pool } : { $case: "node", value: flags.node! },
         machineConfig: text,
       };
       const addr = statusServerAddress(flags.server);
-      const client = new DisruptionServiceClient(addr, credentials.createInsecure());
+      const client = new DisruptionServiceClient(addr, channelCredentials());
       try {
         const res = await unary(client.previewConfigChange.bind(client), req, addr);
         if (flags.output === "json") process.stdout.write(`${JSON.stringify(PreviewConfigChangeResponse.toJSON(res), null, 2)}\n`);

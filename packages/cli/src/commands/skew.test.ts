@@ -72,7 +72,7 @@ describe("lockstep check-upgrade", () => {
   });
 
   it("a bad version and an unreachable server are clear errors", async () => {
-    await expect(runCheckUpgrade(addr, "four", false)).rejects.toThrow("skew-enforcer at " + addr + ": target_version: invalid version four");
-    await expect(runSkew("127.0.0.1:1")).rejects.toThrow(/^skew-enforcer at 127\.0\.0\.1:1: /);
+    await expect(runCheckUpgrade(addr, "four", false)).rejects.toMatchObject({ message: "skew-enforcer at " + addr + ": target_version: invalid version four", exitCode: 2 });
+    await expect(runSkew("127.0.0.1:1")).rejects.toThrow(/^cannot reach the skew-enforcer at 127\.0\.0\.1:1: /);
   });
 });

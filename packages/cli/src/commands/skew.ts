@@ -1,13 +1,15 @@
 // `lockstep skew` (the skew report) and `lockstep check-upgrade VERSION` (exit 0 allowed, 3 blocked),
 // both against the skew-enforcer's SkewService.
-import { credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
+import { Metadata, type ServiceError } from "@grpc/grpc-js";
+import { channelCredentials } from "../connection.js";
+import { EXIT, grpcFailure } from "../exit-codes.js";
 import { type CheckUpgradeRequest, type CheckUpgradeResponse, type GetSkewReportRequest, type GetSkewReportResponse, type SkewReport, SkewServiceClient } from "@lockstep/contracts";
 import { type Command, Option } from "commander";
 import { stringify } from "yaml";
 
 export const DEFAULT_SKEW_ADDR = "127.0.0.1:9092";
 /** Exit code of `check-upgrade` when the update would be refused. */
-export const EXIT_BLOCKED = 3;
+export const EXIT_BLOCKED = EXIT.REFUSED;
 const DEADLINE_MS = 10_000;
 
 type Output = "text" | "json" | "yaml";
@@ -21,11 +23,11 @@ function unary<Req, Res>(
   invoke: (client: SkewServiceClient, req: Req, deadline: Date, cb: (err: ServiceError | null, res: Res) => void) => void,
   req: Req,
 ): Promise<Res> {
-  const client = new SkewServiceClient(addr, credentials.createInsecure());
+  const client = new SkewServiceClient(addr, channelCredentials());
   return new Promise<Res>((resolve, reject) => {
     invoke(client, req, new Date(Date.now() + DEADLINE_MS), (err, res) => {
       client.close();
-      if (err) reject(new Error(`skew-enforcer at ${addr}: ${err.details || err.message}`));
+      if (err) reject(grpcFailure(err, "skew-enforcer", addr));
       else resolve(res);
     });
   });

@@ -53,7 +53,7 @@ describe("lockstep status (built CLI)", () => {
 
   it("without --from-dir goes live and says clearly when the server cannot be reached", () => {
     const r = run("--server", "127.0.0.1:1");
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(4) // EXIT.UNREACHABLE;
     expect(r.stderr).toContain("cannot reach the status-aggregator at 127.0.0.1:1");
   });
 });

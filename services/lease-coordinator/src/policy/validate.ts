@@ -10,7 +10,7 @@ export function validateRequest(req: AcquireRequest, cluster: Pick<ClusterIndex,
   if (holder.trim() === "") errors.push("holder identity is empty");
   else if (holder.startsWith(policy.adminHolderPrefix)) {
     errors.push(`holder identity prefix "${policy.adminHolderPrefix}" is reserved for admin holds written with kubectl`);
-  } else if (holder.length > 253) errors.push("holder identity is longer than 253 characters");
+  } else if (holder.length > 512) errors.push("holder identity is longer than 512 characters");
   const op = operationName(req.operation);
   if (op === undefined) errors.push(`unknown operation type ${String(req.operation)}`);
   if (typeof req.node !== "string" || req.node === "") errors.push("node is empty");

@@ -10,8 +10,10 @@ import { kubeHttp, type HttpResult } from "./kube-http.js";
 /** Names the APIs for makeJsonApiClient, as client-node's classes of the same names would. */
 export const CoordinationV1Api = "CoordinationV1Api" as const;
 export const CoreV1Api = "CoreV1Api" as const;
+export const AuthenticationV1Api = "AuthenticationV1Api" as const;
+export const AuthorizationV1Api = "AuthorizationV1Api" as const;
 
-type ApiName = typeof CoordinationV1Api | typeof CoreV1Api;
+type ApiName = typeof CoordinationV1Api | typeof CoreV1Api | typeof AuthenticationV1Api | typeof AuthorizationV1Api;
 
 const GROUP_PATH = "/apis/coordination.k8s.io/v1";
 
@@ -26,9 +28,19 @@ export interface NamespaceJsonClient {
   createNamespace(p: { body: { metadata: { name: string } } }): Promise<HttpResult>;
 }
 
+export interface TokenReviewJsonClient {
+  createTokenReview(p: { body: object }): Promise<HttpResult>;
+}
+
+export interface AccessReviewJsonClient {
+  createSubjectAccessReview(p: { body: object }): Promise<HttpResult>;
+}
+
 export function makeJsonApiClient(kc: KubeConfigLike, api: typeof CoordinationV1Api, maxSockets?: number): LeaseJsonClient;
 export function makeJsonApiClient(kc: KubeConfigLike, api: typeof CoreV1Api, maxSockets?: number): NamespaceJsonClient;
-export function makeJsonApiClient(kc: KubeConfigLike, api: ApiName, maxSockets?: number): LeaseJsonClient | NamespaceJsonClient {
+export function makeJsonApiClient(kc: KubeConfigLike, api: typeof AuthenticationV1Api, maxSockets?: number): TokenReviewJsonClient;
+export function makeJsonApiClient(kc: KubeConfigLike, api: typeof AuthorizationV1Api, maxSockets?: number): AccessReviewJsonClient;
+export function makeJsonApiClient(kc: KubeConfigLike, api: ApiName, maxSockets?: number): LeaseJsonClient | NamespaceJsonClient | TokenReviewJsonClient | AccessReviewJsonClient {
   const http = kubeHttp(kc, maxSockets);
   const enc = encodeURIComponent;
   switch (api) {
@@ -45,6 +57,10 @@ export function makeJsonApiClient(kc: KubeConfigLike, api: ApiName, maxSockets?:
         readNamespace: ({ name }) => http.request("GET", `/api/v1/namespaces/${enc(name)}`),
         createNamespace: ({ body }) => http.request("POST", "/api/v1/namespaces", body),
       };
+    case AuthenticationV1Api:
+      return { createTokenReview: ({ body }) => http.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", body) };
+    case AuthorizationV1Api:
+      return { createSubjectAccessReview: ({ body }) => http.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", body) };
     default:
       throw new Error(`makeJsonApiClient: ${String(api)} is not supported`);
   }

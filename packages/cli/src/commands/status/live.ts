@@ -1,7 +1,9 @@
 // Live mode against the status-aggregator's UpdateStatusService (gRPC): the text of a details
 // level (RenderStatus), structured output (GetUpdateStatus as JSON or YAML), and --watch, which
 // redraws in place on every WatchUpdateStatus message until interrupted.
-import { type CallOptions, Metadata, type ServiceError, credentials, status as GrpcStatus } from "@grpc/grpc-js";
+import { type CallOptions, Metadata, type ServiceError, status as GrpcStatusCode } from "@grpc/grpc-js";
+import { channelCredentials } from "../../connection.js";
+import { type CliError, grpcFailure } from "../../exit-codes.js";
 import { leanClient, UpdateStatus, UpdateStatusServiceClient, type WatchUpdateStatusResponse } from "@lockstep/contracts";
 import type { Details } from "@lockstep/insights";
 import { stringify } from "yaml";
@@ -18,30 +20,21 @@ export interface LiveOptions {
   details: Details;
 }
 
-export class LiveModeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "LiveModeError";
-  }
-}
-
 /** --server, else LOCKSTEP_STATUS_AGGREGATOR_ADDR, else the default port on localhost. */
 export function statusServerAddress(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   return flag || env.LOCKSTEP_STATUS_AGGREGATOR_ADDR || DEFAULT_STATUS_ADDR;
 }
 
-export function describeError(err: ServiceError, addr: string): LiveModeError {
-  if (err.code === GrpcStatus.UNAVAILABLE || err.code === GrpcStatus.DEADLINE_EXCEEDED) {
-    return new LiveModeError(`cannot reach the status-aggregator at ${addr}: ${err.details || err.message}`);
-  }
-  return new LiveModeError(err.details || err.message);
+/** A gRPC failure of the status-aggregator as the CLI reports it (message and exit code). */
+export function describeError(err: ServiceError, addr: string): CliError {
+  return grpcFailure(err, "status-aggregator", addr);
 }
 
 const deadline = () => new Date(Date.now() + 15_000);
 
 export type UnaryCall<Req, Res> = (req: Req, meta: Metadata, opts: Partial<CallOptions>, cb: (err: ServiceError | null, res: Res) => void) => unknown;
 
-/** One unary call with a deadline; gRPC errors become LiveModeErrors naming the server. */
+/** One unary call with a deadline; gRPC errors become CliErrors naming the server. */
 export function unary<Req, Res>(call: UnaryCall<Req, Res>, req: Req, addr: string): Promise<Res> {
   return new Promise((resolve, reject) =>
     call(req, new Metadata(), { deadline: deadline() }, (err, res) => (err ? reject(describeError(err, addr)) : resolve(res))),
@@ -61,7 +54,7 @@ export async function runLive(options: LiveOptions, out: NodeJS.WritableStream =
   const addr = statusServerAddress(options.server);
   // Lean decoding and a larger receive limit: at 10,000 nodes the full answer is about 3 MiB.
   const StatusClient = leanClient(UpdateStatusServiceClient);
-  const client = new StatusClient(addr, credentials.createInsecure(), { "grpc.max_receive_message_length": MAX_STATUS_BYTES });
+  const client = new StatusClient(addr, channelCredentials(), { "grpc.max_receive_message_length": MAX_STATUS_BYTES });
   try {
     const rendered = () => unary(client.renderStatus.bind(client), { details: options.details }, addr);
     const render = async () => {
@@ -104,7 +97,7 @@ async function watch(client: UpdateStatusServiceClient, addr: string, options: L
             reject(err);
           });
       });
-      stream.on("error", (err: ServiceError) => (err.code === GrpcStatus.CANCELLED ? resolve() : reject(describeError(err, addr))));
+      stream.on("error", (err: ServiceError) => (err.code === GrpcStatusCode.CANCELLED ? resolve() : reject(describeError(err, addr))));
       stream.on("end", () => resolve());
     });
     await drawing;

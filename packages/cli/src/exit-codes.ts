@@ -1,0 +1,49 @@
+// The `lockstep` command's exit codes, one per kind of outcome, so scripts can tell a refusal from
+// a typo or an unreachable server:
+//
+// | code | meaning |
+// |---|---|
+// | 0 | done |
+// | 1 | failed: a server fault or anything unexpected |
+// | 2 | usage: unknown command or option, bad argument |
+// | 3 | refused: a lease denied, a release or renew refused, an upgrade blocked |
+// | 4 | unreachable: the server did not answer (down, wrong address, timed out, still starting) |
+// | 5 | not allowed: not authenticated, or not authorized for that operation |
+import { status as GrpcStatus, type ServiceError } from "@grpc/grpc-js";
+
+export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, REFUSED: 3, UNREACHABLE: 4, NOT_ALLOWED: 5 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** An error that ends the command with a given exit code. */
+export class CliError extends Error {
+  constructor(
+    readonly exitCode: ExitCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "CliError";
+  }
+}
+
+/** A gRPC failure as the CliError a user should see: what `server` (named `who`) said, and its exit code. */
+export function grpcFailure(err: ServiceError, who: string, server: string): CliError {
+  const said = err.details || err.message;
+  switch (err.code) {
+    case GrpcStatus.UNAVAILABLE:
+    case GrpcStatus.DEADLINE_EXCEEDED:
+      return new CliError(EXIT.UNREACHABLE, `cannot reach the ${who} at ${server}: ${said}`);
+    case GrpcStatus.UNAUTHENTICATED:
+      return new CliError(EXIT.NOT_ALLOWED, `the ${who} at ${server} did not accept your credentials: ${said} (the CLI sends the token of your kubeconfig's current user, or --token / $LOCKSTEP_TOKEN)`);
+    case GrpcStatus.PERMISSION_DENIED:
+      return new CliError(EXIT.NOT_ALLOWED, `not allowed: ${said}`);
+    case GrpcStatus.FAILED_PRECONDITION:
+      return new CliError(EXIT.REFUSED, `refused: ${said}`);
+    case GrpcStatus.INVALID_ARGUMENT:
+    case GrpcStatus.OUT_OF_RANGE:
+      return new CliError(EXIT.USAGE, `${who} at ${server}: ${said}`);
+    case GrpcStatus.RESOURCE_EXHAUSTED:
+      return new CliError(EXIT.USAGE, `the ${who} at ${server} refused the request as too large: ${said}`);
+    default:
+      return new CliError(EXIT.FAILED, `the ${who} at ${server} failed: ${said}`);
+  }
+}
