@@ -112,7 +112,10 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
           },
         });
         // Waiting acquires are decided again the moment the view turns fresh (or stale).
-        freshness.onChange(() => c.notify());
+        freshness.onChange((f) => {
+          c.notify();
+          if (f.fresh && index) allBudgets();
+        });
         cache.onHeartbeat(() => freshness.check());
         freshness.start(signal);
         const statusWriter = new BudgetStatusWriter(o.kc);
@@ -121,6 +124,9 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
           async (name) => {
             const budget = cache!.get("disruptionBudget", name);
             if (!budget) return;
+            // A status computed from a stale view could say a budget has room it no longer has:
+            // held as last written; every budget is evaluated again once the view is fresh.
+            if (!freshness.fresh) return;
             const now = clock();
             const cluster = clusterView.cluster();
             const records = idx.all().map((e) => e.rec);
