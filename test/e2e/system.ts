@@ -29,9 +29,11 @@ export interface TestSystem {
   stop(): Promise<void>;
 }
 
-export async function startTestSystem(o: { spec?: typeof SMALL_SPEC; timeScale?: number; faults?: string[] } = {}): Promise<TestSystem> {
+export async function startTestSystem(
+  o: { spec?: typeof SMALL_SPEC; timeScale?: number; faults?: string[]; serviceEnv?: Parameters<typeof startEnvironment>[0]["serviceEnv"] } = {},
+): Promise<TestSystem> {
   const runDir = mkdtempSync(join(tmpdir(), "lockstep-e2e-"));
-  const env = await startEnvironment({ runDir, spec: o.spec ?? SMALL_SPEC, timeScale: o.timeScale ?? 120, faults: o.faults });
+  const env = await startEnvironment({ runDir, spec: o.spec ?? SMALL_SPEC, timeScale: o.timeScale ?? 120, faults: o.faults, serviceEnv: o.serviceEnv });
   const clients = new Clients(env.system);
   const nc = await connectBus({ servers: env.natsUrl, name: "e2e" });
   const events = new EventLog();

@@ -3,5 +3,6 @@ export * from "./consume.js";
 export * from "./jetstream-publisher.js";
 export * from "./publish.js";
 export * from "./setup.js";
+export * from "./state-age.js";
 export * from "./state-cache.js";
 export * from "./state-writer.js";

@@ -7,9 +7,14 @@
 // then keeps only what the projection returns (not the decoded value, not its bytes), and a put
 // whose projection equals the one held updates the revision and tells no listener, so a consumer is
 // not woken by changes to fields it never reads.
+//
+// The watcher's heartbeat (`heartbeat.watcher`) is not state: it is kept apart, never reported to
+// change listeners (every consumer would otherwise re-evaluate everything every few seconds), and
+// only its receipt time matters: `age()` is how old this consumer's view is (state-age.ts).
 import type { KV, KvWatchEntry } from "@nats-io/kv";
 import {
   decode,
+  HEARTBEAT_KEY,
   sameBytes,
   parseStateKey,
   stateKey,
@@ -18,10 +23,12 @@ import {
   type ParsedStateKey,
   type StateKindName,
   type StateOf,
+  type Heartbeat,
   type SyncMarker,
 } from "@lockstep/contracts";
 import type { Logger } from "pino";
 import { plainEqual } from "./plain-equal.js";
+import { monotonicNow, stateAge, type StateAge } from "./state-age.js";
 
 export interface StateEntry {
   key: string;
@@ -45,8 +52,8 @@ export interface StateChange {
 
 export type StateListener = (change: StateChange) => void;
 
-/** Kinds a consumer may project (`meta` carries the sync marker the cache itself reads). */
-export type ProjectableKind = Exclude<StateKindName, "meta">;
+/** Kinds a consumer may project (`meta` and `heartbeat` are read by the cache itself). */
+export type ProjectableKind = Exclude<StateKindName, "meta" | "heartbeat">;
 
 /** Per kind, what of a value the consumer keeps: plain data (compared with plainEqual). */
 export type StateProjections = { [K in ProjectableKind]?: (value: StateOf<K>) => unknown };
@@ -73,6 +80,8 @@ export interface StateCacheOptions<P extends StateProjections = never> {
    * (primitives, arrays, plain objects, Dates); its result must not be mutated by the consumer.
    */
   project?: P;
+  /** Monotonic clock in ms for the state age (tests); default performance.now. */
+  now?: () => number;
 }
 
 export class StateCache<P extends StateProjections = never> {
@@ -87,14 +96,22 @@ export class StateCache<P extends StateProjections = never> {
   private isReady = false;
   private syncedMarker: SyncMarker | undefined;
   private readonly undecodable = new Set<string>();
+  private readonly now: () => number;
+  private startedAt: number;
+  private heartbeatValue: Heartbeat | undefined;
+  private heartbeatReceivedAt: number | undefined;
+  private readonly heartbeatListeners = new Set<(h: Heartbeat) => void>();
 
   constructor(private readonly kv: KV, private readonly o: StateCacheOptions<P> = {}) {
     this.ready = new Promise((r) => (this.readyResolve = r));
+    this.now = o.now ?? monotonicNow;
+    this.startedAt = this.now();
   }
 
   /** Starts the watches; resolves when the cache is ready. */
   async start(): Promise<void> {
-    const filters = this.o.kinds ? [...new Set([...this.o.kinds, "meta" as const])].map((k) => `${StateKinds[k].prefix}.>`) : [">"];
+    this.startedAt = this.now();
+    const filters = this.o.kinds ? [...new Set([...this.o.kinds, "meta" as const, "heartbeat" as const])].map((k) => `${StateKinds[k].prefix}.>`) : [">"];
     let pending = filters.length;
     for (const f of filters) {
       void this.watchLoop(f, () => {
@@ -143,6 +160,25 @@ export class StateCache<P extends StateProjections = never> {
     });
   }
 
+  /**
+   * How old this consumer's view is: the time since the watcher's heartbeat was last received live,
+   * or since start() when none was (a heartbeat loaded with the initial values does not count).
+   */
+  age(): StateAge {
+    return stateAge(this.heartbeatReceivedAt, this.startedAt, this.now());
+  }
+
+  /** The last heartbeat value seen (loaded or live), for messages and logs. */
+  get heartbeat(): Heartbeat | undefined {
+    return this.heartbeatValue;
+  }
+
+  /** Called with every heartbeat received live. */
+  onHeartbeat(listener: (h: Heartbeat) => void): () => void {
+    this.heartbeatListeners.add(listener);
+    return () => this.heartbeatListeners.delete(listener);
+  }
+
   get<K extends StateKindName>(kind: K, name: string, namespace?: string): CachedOf<P, K> | undefined {
     return this.entries.get(stateKey(kind, name, namespace))?.value as CachedOf<P, K> | undefined;
   }
@@ -186,9 +222,13 @@ export class StateCache<P extends StateProjections = never> {
         this.abort.signal.addEventListener("abort", stopOnAbort, { once: true });
         // A resumed watch, or a filter with no values, has nothing "initial" to wait for. The KV
         // watcher keeps its consumer in `_data`; its cached info holds the initial pending count.
-        if (from !== undefined || (await initialPending(iter)) === 0) markInitial();
+        const pending = await initialPending(iter);
+        if (from !== undefined || pending === 0) markInitial();
+        // The first `pending` entries were stored before this watch began (initial values, or a
+        // replay after a resume): only entries after them arrived live.
+        let replayed = pending ?? 0;
         for await (const e of iter) {
-          this.apply(e);
+          this.apply(e, replayed-- <= 0);
           this.lastRevision.set(filter, e.revision);
           if (e.isUpdate) markInitial();
         }
@@ -201,7 +241,8 @@ export class StateCache<P extends StateProjections = never> {
     }
   }
 
-  private apply(e: KvWatchEntry): void {
+  private apply(e: KvWatchEntry, live: boolean): void {
+    if (e.key === HEARTBEAT_KEY) return this.applyHeartbeat(e, live);
     const previous = this.entries.get(e.key);
     // A key seen before is not parsed again (an update of a node parses nothing).
     const parsed = previous?.parsed ?? parseStateKey(e.key);
@@ -259,6 +300,30 @@ export class StateCache<P extends StateProjections = never> {
     kindMap.set(key, entry);
     if (e.key === SYNCED_KEY) this.syncedMarker = value as SyncMarker;
     this.emit({ key, parsed, op: "put", value, previous: previous?.value, revision: e.revision });
+  }
+
+  private applyHeartbeat(e: KvWatchEntry, live: boolean): void {
+    if (e.operation === "DEL" || e.operation === "PURGE") {
+      this.heartbeatValue = undefined;
+      return;
+    }
+    let value: Heartbeat;
+    try {
+      value = decode(StateKinds.heartbeat.codec, StateKinds.heartbeat.typeName, e.value);
+    } catch (err) {
+      this.o.logger?.warn({ err, key: e.key }, "ignoring undecodable state value");
+      return;
+    }
+    this.heartbeatValue = value;
+    if (!live) return;
+    this.heartbeatReceivedAt = this.now();
+    for (const l of this.heartbeatListeners) {
+      try {
+        l(value);
+      } catch (err) {
+        this.o.logger?.error({ err, key: e.key }, "state listener failed");
+      }
+    }
   }
 
   private emit(change: StateChange): void {

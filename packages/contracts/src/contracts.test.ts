@@ -4,7 +4,7 @@ import { decode, encode, DecodeError } from "./codec.js";
 import { decodeEvent, EVENT_SUBJECTS, Events, eventBySubject, eventByTypeName, EventTypeError } from "./events.js";
 import { OperationType } from "./gen/lockstep/lease/v1/lease.js";
 import { NodeState } from "./gen/lockstep/state/v1/node.js";
-import { parseStateKey, stateKey, StateKinds, SYNCED_KEY } from "./state.js";
+import { HEARTBEAT_KEY, parseStateKey, stateKey, StateKinds, SYNCED_KEY } from "./state.js";
 
 const KV_KEY = /^[-/_=.a-zA-Z0-9]+$/;
 
@@ -49,6 +49,11 @@ describe("state keys", () => {
 
   it("spells the sync marker as meta.synced", () => {
     expect(stateKey("meta", "synced")).toBe(SYNCED_KEY);
+  });
+
+  it("spells the watcher's heartbeat as heartbeat.watcher, a key of its own kind", () => {
+    expect(stateKey("heartbeat", "watcher")).toBe(HEARTBEAT_KEY);
+    expect(parseStateKey(HEARTBEAT_KEY)).toEqual({ kind: "heartbeat", name: "watcher" });
   });
 
   it("rejects foreign and malformed keys", () => {

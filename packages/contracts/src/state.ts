@@ -6,6 +6,7 @@ import { ClusterOperatorState, ClusterVersionState, InfrastructureState } from "
 import { LeaseState } from "./gen/lockstep/state/v1/lease.js";
 import { MachineConfigState } from "./gen/lockstep/state/v1/machine_config.js";
 import { BootImagesState, MachineSetState, PodDisruptionBudgetState } from "./gen/lockstep/state/v1/machine_set.js";
+import { Heartbeat } from "./gen/lockstep/state/v1/heartbeat.js";
 import { SyncMarker } from "./gen/lockstep/state/v1/meta.js";
 import { NodeState } from "./gen/lockstep/state/v1/node.js";
 import { BootImagePolicyState, DisruptionBudgetState, NodeDisruptionPolicyState } from "./gen/lockstep/state/v1/policy.js";
@@ -40,6 +41,7 @@ export const StateKinds = {
   bootImagePolicy: kind("bootimagepolicy", false, "BootImagePolicyState", BootImagePolicyState),
   disruptionBudget: kind("disruptionbudget", false, "DisruptionBudgetState", DisruptionBudgetState),
   meta: kind("meta", false, "SyncMarker", SyncMarker),
+  heartbeat: kind("heartbeat", false, "Heartbeat", Heartbeat),
 } as const;
 
 export type StateKindName = keyof typeof StateKinds;
@@ -47,6 +49,12 @@ export type StateOf<K extends StateKindName> = (typeof StateKinds)[K] extends St
 
 /** Key written by the watcher once its initial lists are complete. */
 export const SYNCED_KEY = "meta.synced";
+
+/**
+ * Key the watcher rewrites every few seconds while its view of the API server is current: how
+ * consumers know the age of the state plane (a dead watcher leaves every other key looking valid).
+ */
+export const HEARTBEAT_KEY = "heartbeat.watcher";
 
 const byPrefix = new Map<string, StateKindName>(
   (Object.keys(StateKinds) as StateKindName[]).map((k) => [StateKinds[k].prefix, k]),

@@ -56,12 +56,35 @@ describe.each(configs)("Informer with a %s", (_name, configFor) => {
     inf.stop();
   });
 
+  it("is current while its watch is open, falls behind while the API is out, and catches up after", async () => {
+    const inf = new Informer(configFor(sim.url), Resources.node, {}, { minBackoffMs: 20, maxBackoffMs: 100 });
+    expect(inf.currentAsOf()).toBeUndefined();
+    inf.start();
+    await until(() => inf.currentAsOf() !== undefined);
+    const now = Date.now();
+    expect(inf.currentAsOf(now)).toBe(now);
+
+    sim.faults.addSpecs(["outage=1s"]);
+    sim.dropWatches();
+    await until(() => (inf.currentAsOf() ?? 0) < Date.now() - 300);
+    const behind = inf.currentAsOf()!;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(inf.currentAsOf()).toBe(behind); // still behind: the watch keeps failing
+
+    await until(() => inf.currentAsOf() === Date.now(), 5_000);
+    inf.stop();
+    expect(inf.currentAsOf()).toBeLessThanOrEqual(Date.now());
+  });
+
   it("reports a resource the server does not serve and retries", async () => {
     let missing = 0;
     const inf = new Informer(configFor(sim.url), Resources.machineConfigPool, { missing: () => void missing++ }, { missingRetryMs: 50 });
     inf.start();
     await until(() => missing >= 2);
     expect(inf.synced).toBe(false);
+    // Its absence is what the server says now: it does not hold back freshness.
+    const now = Date.now();
+    expect(inf.currentAsOf(now)).toBe(now);
     inf.stop();
   });
 });

@@ -68,6 +68,12 @@ export class Informer<T extends KubernetesObject> {
   private timer: NodeJS.Timeout | undefined;
   private backoffMs: number;
   private listedOnce = false;
+  /** A watch is open: the cache is current now. */
+  private watching = false;
+  /** The resource is not served (404): its absence is current. */
+  private missingNow = false;
+  /** When the last open watch ended (the cache was current up to then). */
+  private lastCurrentAt: number | undefined;
   private readonly http: KubeHttp;
 
   constructor(
@@ -82,6 +88,17 @@ export class Informer<T extends KubernetesObject> {
 
   get synced(): boolean {
     return this.listedOnce;
+  }
+
+  /**
+   * The time (ms since the epoch) up to which this informer's cache is known to be current: now
+   * while a watch is open (or the resource is reported not served), else when the last watch ended;
+   * undefined before the first watch opened. A watch that keeps failing leaves it behind the clock,
+   * which is what tells the watcher not to vouch for the state plane's freshness.
+   */
+  currentAsOf(now = Date.now()): number | undefined {
+    if (!this.stopped && (this.watching || this.missingNow)) return now;
+    return this.lastCurrentAt;
   }
 
   list(): T[] {
@@ -100,6 +117,8 @@ export class Informer<T extends KubernetesObject> {
   }
 
   stop(): void {
+    if (this.watching) this.lastCurrentAt = Date.now();
+    this.watching = false;
     this.stopped = true;
     clearTimeout(this.timer);
     this.request?.abort();
@@ -115,6 +134,7 @@ export class Informer<T extends KubernetesObject> {
   private fail(err: unknown): void {
     if (this.stopped) return;
     const code = statusCode(err);
+    this.missingNow = code === 404;
     if (code === 410) {
       // Our resourceVersion was compacted away: relist at once.
       this.resourceVersion = "";
@@ -171,6 +191,7 @@ export class Informer<T extends KubernetesObject> {
       }
     }
     this.resourceVersion = resourceVersion;
+    this.missingNow = false;
     const initial = !this.listedOnce;
     this.listedOnce = true;
     this.handlers.listed?.({ initial, count: this.cache.size });
@@ -225,6 +246,8 @@ export class Informer<T extends KubernetesObject> {
       },
       (err: unknown) => {
         this.request = undefined;
+        if (this.watching) this.lastCurrentAt = Date.now();
+        this.watching = false;
         if (this.stopped) return;
         if (gone) {
           this.resourceVersion = "";
@@ -235,6 +258,9 @@ export class Informer<T extends KubernetesObject> {
     );
     // Stopped while the watch was being opened: close it rather than leave it streaming.
     if (this.stopped) handle.abort();
-    else this.request = handle;
+    else {
+      this.request = handle;
+      this.watching = true;
+    }
   }
 }

@@ -16,8 +16,16 @@ describe("parseConfig", () => {
         GRPC_TLS_REQUIRE_CLIENT_CERT: false,
         NATS_URL: ["nats://127.0.0.1:4222"],
         SHUTDOWN_TIMEOUT: 25_000,
+        STATE_MAX_AGE: 15_000,
       },
     });
+  });
+
+  it("takes STATE_MAX_AGE as a duration of at least one second", () => {
+    const base = { NATS_URL: "nats://127.0.0.1:4222" };
+    expect(parseConfig(baseConfigSchema, { ...base, STATE_MAX_AGE: "3s" })).toMatchObject({ ok: true, config: { STATE_MAX_AGE: 3_000 } });
+    expect(parseConfig(baseConfigSchema, { ...base, STATE_MAX_AGE: "500ms" })).toEqual({ ok: false, errors: ["STATE_MAX_AGE: must be at least 1s"] });
+    expect(parseConfig(baseConfigSchema, { ...base, STATE_MAX_AGE: "soon" })).toMatchObject({ ok: false, errors: [expect.stringMatching(/^STATE_MAX_AGE: expected a duration/)] });
   });
 
   it("lists every problem at once, each naming its variable", () => {

@@ -103,6 +103,7 @@ export const env = {
  * | NATS_URL | comma-separated server URLs | required |
  * | NATS_CREDS_FILE / NATS_TOKEN / NATS_USER+NATS_PASSWORD | NATS auth, at most one kind | |
  * | SHUTDOWN_TIMEOUT | how long an orderly stop may take | 25s |
+ * | STATE_MAX_AGE | how old a service's view of the state plane (time since the watcher's last heartbeat) may be before it is stale: not ready, no new disruption, no writes from it; at least 1s | 15s |
  */
 export const baseConfigShape = {
   SERVICE_NAME: env.string().optional(),
@@ -119,6 +120,9 @@ export const baseConfigShape = {
   NATS_USER: env.string().optional(),
   NATS_PASSWORD: env.string().optional(),
   SHUTDOWN_TIMEOUT: env.duration().default(25_000),
+  // In the base so every service's config (and the chart's common env) has one meaning for it; the
+  // watcher checks its heartbeat interval against it.
+  STATE_MAX_AGE: env.duration().default(15_000),
 };
 
 type BaseShapeOutput = { [K in keyof typeof baseConfigShape]: z.output<(typeof baseConfigShape)[K]> };
@@ -137,6 +141,7 @@ function checkBase(raw: Record<string, unknown>, ctx: z.RefinementCtx): void {
   if (mtls && !set("GRPC_TLS_CERT")) issue("GRPC_TLS_CERT", "required when GRPC_TLS_REQUIRE_CLIENT_CERT is true");
   if (set("NATS_USER") && !set("NATS_PASSWORD")) issue("NATS_PASSWORD", "required when NATS_USER is set");
   if (set("NATS_PASSWORD") && !set("NATS_USER")) issue("NATS_USER", "required when NATS_PASSWORD is set");
+  if (typeof raw.STATE_MAX_AGE === "number" && raw.STATE_MAX_AGE < 1_000) issue("STATE_MAX_AGE", "must be at least 1s");
   const kinds = (["NATS_CREDS_FILE", "NATS_TOKEN", "NATS_USER"] as const).filter(set);
   if (kinds.length > 1) issue(kinds[1]!, `only one NATS auth method may be set (found ${kinds.join(", ")})`);
 }

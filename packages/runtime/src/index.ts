@@ -40,6 +40,8 @@ export { Readiness } from "./readiness.js";
 export type { ReadinessCheck, ReadinessFlag, CheckOutcome } from "./readiness.js";
 export { createMetricsRegistry, observeWorkQueue } from "./metrics.js";
 export type { MetricsOptions, ObservableQueue } from "./metrics.js";
+export { StateFreshness, freshnessOf, describeStaleness, describeStaleSince, STATE_FRESH_CHECK } from "./state-freshness.js";
+export type { Freshness, StateAgeSource, StateFreshnessOptions } from "./state-freshness.js";
 export { startHttpServer } from "./http-server.js";
 export type { HttpServerHandle, HttpServerOptions } from "./http-server.js";
 export { startGrpcServer, grpcServiceName, serverCredentials, readTlsFiles } from "./grpc-server.js";

@@ -18,6 +18,7 @@ const { runnable, updater } = bootImageUpdater({
   logger,
   registry,
   readiness,
+  stateMaxAgeMs: config.STATE_MAX_AGE,
   settings: {
     bootImagesNamespace: config.BOOTIMAGES_NAMESPACE,
     bootImagesName: config.BOOTIMAGES_CONFIGMAP,

@@ -26,6 +26,8 @@ const lc = createLeaseCoordinator({
   policy: policyFromSettings(config).policy,
   logger,
   readiness,
+  registry,
+  stateMaxAgeMs: config.STATE_MAX_AGE,
   sweepIntervalMs: config.SWEEP_INTERVAL,
   budgetResyncMs: config.BUDGET_RESYNC,
 });

@@ -13,7 +13,7 @@ import {
 import { Events, type LeaseServiceServer, type LeaseState } from "@lockstep/contracts";
 import type { KubeConfigLike } from "@lockstep/kube/lite";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
-import type { Readiness, Runnable } from "@lockstep/runtime";
+import { describeStaleness, StateFreshness, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
 import type { Logger } from "pino";
 import type { LeaseAuth } from "./auth/lease-auth.js";
 import { buildView, indexCluster, leaseNodeOf, type ClusterIndex, type PolicyConfig } from "./policy/index.js";
@@ -30,6 +30,9 @@ import { LeaseIndex } from "./store/lease-index.js";
  */
 const PROJECTIONS = { node: leaseNodeOf } satisfies StateProjections;
 
+/** What a StateStale refusal suggests as retry_after_seconds. */
+const STALE_RETRY_AFTER_SECONDS = 5;
+
 /** How long lease changes are gathered before budget statuses are evaluated again. */
 const LEASE_STATUS_DELAY_MS = 500;
 
@@ -42,6 +45,10 @@ export interface LeaseCoordinatorOptions {
   auth: LeaseAuth;
   logger: Logger;
   readiness?: Readiness;
+  /** Metrics registry for lockstep_state_age_seconds. */
+  registry?: StateFreshnessOptions["registry"];
+  /** How old the state plane may be before new grants are refused (STATE_MAX_AGE). Default 15 s. */
+  stateMaxAgeMs?: number;
   /** How often expired leases are looked for. Default 2 s. */
   sweepIntervalMs?: number;
   /** Budget status re-evaluation without changes (schedules). Default 30 s. */
@@ -86,6 +93,8 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         // Every decision reads nodes, pools and budgets; they are copied out of the cache and
         // indexed (node by name, pool and budget members) once per change, not once per decision.
         let snapshot: ClusterIndex | undefined;
+        cache = new StateCache(kv, { kinds: ["node", "pool", "lease", "disruptionBudget"], logger, project: PROJECTIONS });
+        const freshness = new StateFreshness({ source: cache, maxAgeMs: o.stateMaxAgeMs ?? 15_000, readiness: o.readiness, registry: o.registry, logger });
         const clusterView = {
           cluster: () => (snapshot ??= indexCluster(cache!.list("node"), cache!.list("pool"), cache!.list("disruptionBudget"))),
         };
@@ -97,13 +106,27 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
           logger,
           clock,
           view: clusterView,
+          staleness: () => {
+            const f = freshness.current();
+            return f.fresh ? undefined : { why: describeStaleness(f), retryAfterSeconds: STALE_RETRY_AFTER_SECONDS };
+          },
         });
+        // Waiting acquires are decided again the moment the view turns fresh (or stale).
+        freshness.onChange((f) => {
+          c.notify();
+          if (f.fresh && index) allBudgets();
+        });
+        cache.onHeartbeat(() => freshness.check());
+        freshness.start(signal);
         const statusWriter = new BudgetStatusWriter(o.kc);
         const guard = new HotLoopGuard({ onHotLoop: (err) => logger.error({ err }, "budget status hot loop; not writing") });
         budgets = new WorkQueue(
           async (name) => {
             const budget = cache!.get("disruptionBudget", name);
             if (!budget) return;
+            // A status computed from a stale view could say a budget has room it no longer has:
+            // held as last written; every budget is evaluated again once the view is fresh.
+            if (!freshness.fresh) return;
             const now = clock();
             const cluster = clusterView.cluster();
             const records = idx.all().map((e) => e.rec);
@@ -124,7 +147,6 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         const budgetsSoon = () => {
           for (const b of cache?.list("disruptionBudget") ?? []) budgets!.addAfter(b.name, LEASE_STATUS_DELAY_MS);
         };
-        cache = new StateCache(kv, { kinds: ["node", "pool", "lease", "disruptionBudget"], logger, project: PROJECTIONS });
         cache.onChange((ch) => {
           if (ch.parsed.kind === "meta") return;
           if (ch.parsed.kind === "lease") {

@@ -38,6 +38,9 @@ export interface WorldOptions {
   pools?: Record<string, string>;
   replicas?: number;
   policy?: Partial<PolicyConfig>;
+  /** The watcher's heartbeat interval and the coordinators' STATE_MAX_AGE (defaults 5 s / 15 s). */
+  heartbeatIntervalMs?: number;
+  stateMaxAgeMs?: number;
   /** The replicas' caller authentication; default none (these tests are about the policy). */
   auth?: (sim: KubeSim) => LeaseAuth;
   /** kube-sim's options (users, an admin token the world then uses itself). */
@@ -57,6 +60,10 @@ export interface World {
   replicas: Replica[];
   events: Array<{ subject: string; message: any }>;
   addReplica(): Promise<Replica>;
+  /** Stops the in-process watcher (as if killed: no more writes, no heartbeat). */
+  stopWatcher(): Promise<void>;
+  /** Starts it again after stopWatcher. */
+  startWatcher(): void;
   stop(): Promise<void>;
 }
 
@@ -94,8 +101,10 @@ export async function startWorld(o: WorldOptions): Promise<World> {
   }
   const stop = new AbortController();
   const tasks: Promise<unknown>[] = [];
-  tasks.push(
-    watcherRunnable({
+  let watcher: { abort: AbortController; running: Promise<void> } | undefined;
+  const startWatcher = () => {
+    const abort = new AbortController();
+    const running = watcherRunnable({
       kc,
       bus: { servers: nats.url },
       logger: silentLogger(),
@@ -103,8 +112,12 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       bootImagesNamespace: "openshift-machine-config-operator",
       bootImagesName: "coreos-bootimages",
       informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
-    }).start(stop.signal),
-  );
+      heartbeatIntervalMs: o.heartbeatIntervalMs,
+    }).start(AbortSignal.any([stop.signal, abort.signal]));
+    tasks.push(running);
+    watcher = { abort, running };
+  };
+  startWatcher();
   const { policy, errors } = validatePolicy({ ...o.policy, namespace: NS });
   if (errors.length) throw new Error(errors.join("; "));
 
@@ -119,6 +132,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       auth: o.auth?.(sim) ?? new LeaseAuth({ mode: "none", logger: silentLogger() }),
       logger: silentLogger(),
       sweepIntervalMs: 200,
+      stateMaxAgeMs: o.stateMaxAgeMs,
       budgetResyncMs: 1_000,
       onStarted: (coordinator, index) => (started = { coordinator, index }),
     });
@@ -168,6 +182,12 @@ export async function startWorld(o: WorldOptions): Promise<World> {
     replicas,
     events,
     addReplica,
+    async stopWatcher() {
+      watcher?.abort.abort();
+      await watcher?.running;
+      watcher = undefined;
+    },
+    startWatcher,
     async stop() {
       for (const r of replicas) r.client.close();
       stop.abort();

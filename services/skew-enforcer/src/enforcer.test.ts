@@ -136,7 +136,7 @@ let custom: CustomObjectsApi;
 let nc: NatsConnection;
 let grpcServer: GrpcServerHandle;
 let client: SkewServiceClient;
-const watcherStop = new AbortController();
+let watcherStop = new AbortController();
 let watcherRun: Promise<void>;
 
 /** The running enforcer; replaced by a restart. The gRPC server always answers from the current one. */
@@ -145,7 +145,7 @@ let registry: Registry;
 let enforcerStop: AbortController;
 let enforcerRun: Promise<void>;
 
-function startEnforcer(): void {
+function startEnforcer(extra: { stateMaxAgeMs?: number } = {}): void {
   registry = createMetricsRegistry({ defaultMetrics: false });
   enforcerStop = new AbortController();
   enforcer = new SkewEnforcer({
@@ -156,6 +156,7 @@ function startEnforcer(): void {
     settings: DEFAULT_SKEW_SETTINGS,
     namespace: "lockstep",
     operatorVersion: "0.1.0-test",
+    ...extra,
   });
   enforcerRun = enforcer.runnable().start(enforcerStop.signal);
 }
@@ -179,6 +180,7 @@ beforeAll(async () => {
     bootImagesNamespace: "openshift-machine-config-operator",
     bootImagesName: "coreos-bootimages",
     informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
+    heartbeatIntervalMs: 200,
   }).start(watcherStop.signal);
   startEnforcer();
   grpcServer = await startGrpcServer({
@@ -445,6 +447,37 @@ describe("skew-enforcer", () => {
     const degraded = await waitForCondition("Degraded", { status: "True", reason: REASON_HOT_LOOP });
     expect(degraded.message).toContain("keeps being undone");
     expect(await counter("lockstep_skew_cluster_operator_writes_total", { result: "refused" })).toBeGreaterThanOrEqual(1);
+  });
+
+  it("fails closed while the watcher is silent: Upgradeable=False StateStale, the rest held, no facts; back once heard", async () => {
+    await stopEnforcer();
+    startEnforcer({ stateMaxAgeMs: 1_000 });
+    await waitForCondition("Upgradeable", { status: "True", reason: "AsExpected" });
+    await new Promise((r) => setTimeout(r, 600)); // heartbeats (every 200 ms) heard live
+    const progressing = await condition("Progressing");
+    const completed = await eventsOn(Events.updateCompleted.subject);
+
+    watcherStop.abort();
+    await watcherRun;
+    const stale = await waitForCondition("Upgradeable", { status: "False", reason: "StateStale" });
+    expect(stale.message).toMatch(/the watcher has not been heard from since \S+Z\. Minor upgrades are blocked until it is heard from again/);
+    expect(await condition("Progressing")).toEqual(progressing);
+    expect(await counter("lockstep_state_age_seconds")).toBeGreaterThan(1);
+    expect(await checkUpgrade("4.17.0")).toMatchObject({ allowed: true }); // answers still reflect the (last known) view
+
+    watcherStop = new AbortController();
+    watcherRun = watcherRunnable({
+      kc,
+      bus: { servers: nats.url },
+      logger: silentLogger(),
+      leaseNamespaces: ["lockstep-leases"],
+      bootImagesNamespace: "openshift-machine-config-operator",
+      bootImagesName: "coreos-bootimages",
+      informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
+      heartbeatIntervalMs: 200,
+    }).start(watcherStop.signal);
+    await waitForCondition("Upgradeable", { status: "True", reason: "AsExpected" });
+    expect(await eventsOn(Events.updateCompleted.subject)).toBe(completed);
   });
 
   it("re-creates ClusterOperator lockstep when it is deleted", async () => {

@@ -5,7 +5,7 @@ import type { KubeConfigLike } from "@lockstep/kube/lite";
 import { closeBus, connectBus, ensureEventStream, ensureStateBucket, StateCache, type BusConnectionOptions } from "@lockstep/bus";
 import type { BootImagesState, Condition, MachineSetState, StateKindName } from "@lockstep/contracts";
 import { WorkQueue, type ReconcileResult } from "@lockstep/reconcile";
-import { observeWorkQueue, type Readiness, type Runnable } from "@lockstep/runtime";
+import { describeStaleSince, observeWorkQueue, StateFreshness, type Readiness, type Runnable } from "@lockstep/runtime";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { statusFingerprint } from "./cluster-operator-status.js";
@@ -18,6 +18,8 @@ import {
   clusterOperatorStatusChanged,
   desiredClusterOperatorStatus,
   evaluateSkew,
+  holdAllButUpgradeable,
+  staleEvaluation,
   type ClusterOperatorStatus,
   NodeTally,
   type RelatedObject,
@@ -52,6 +54,8 @@ export interface SkewEnforcerOptions {
   evaluateDelayMs?: number;
   bootImagesNamespace?: string;
   bootImagesName?: string;
+  /** How old the state plane may be before the enforcer fails closed (STATE_MAX_AGE). Default 15 s. */
+  stateMaxAgeMs?: number;
   /** Event source name. Default "skew-enforcer". */
   source?: string;
   now?: () => Date;
@@ -80,6 +84,7 @@ export class SkewEnforcer {
   /** A refused (hot-loop) status: kept Degraded until the status Lockstep wants changes. */
   private hotLoop: { baseFingerprint: string; message: string } | undefined;
   private lastBaseFingerprint = "";
+  private freshness: StateFreshness | undefined;
 
   constructor(private readonly o: SkewEnforcerOptions) {
     this.view = {
@@ -136,6 +141,11 @@ export class SkewEnforcer {
       await ensureEventStream(nc);
       const state = new StateCache(await ensureStateBucket(nc), { kinds: [...WATCHED_KINDS], logger, project: SKEW_PROJECTIONS });
       cache = state;
+      const freshness = (this.freshness = new StateFreshness({ source: state, maxAgeMs: this.o.stateMaxAgeMs ?? 15_000, readiness: this.o.readiness, registry: this.o.registry, logger }));
+      // Turning stale (or fresh again) changes what is written: reconcile at once.
+      freshness.onChange(() => this.queue.add(CLUSTER_KEY));
+      state.onHeartbeat(() => freshness.check());
+      freshness.start(signal);
       const tally = (this.tally = new NodeTally());
       const relevant = new Set<StateKindName>(WATCHED_KINDS);
       state.onChange((c) => {
@@ -164,19 +174,30 @@ export class SkewEnforcer {
       this.queue.add(CLUSTER_KEY);
       await this.queue.run(signal);
     } finally {
+      this.freshness?.stop();
       this.cache = undefined;
       cache?.stop();
       await closeBus(nc);
     }
   }
 
+  /** Why the view is stale (undefined while fresh), as a point in time so the message holds still. */
+  private staleness(): string | undefined {
+    const f = this.freshness?.current();
+    return f && !f.fresh ? describeStaleSince(f, this.now().getTime()) : undefined;
+  }
+
   private async reconcile(): Promise<ReconcileResult> {
     const cache = this.cache;
     if (!cache) return;
-    const e = this.evaluate();
+    // Fail closed on a stale view (skew/stale.ts): Upgradeable=False (StateStale), every other
+    // condition held, and no facts: update.completed from a view nobody vouches for could be false.
+    const stale = this.staleness();
+    const e = stale === undefined ? this.evaluate() : staleEvaluation(this.evaluate(), stale);
     this.observe(e);
-    await this.convergeClusterOperator(e, cache);
-    await this.publishFacts(e);
+    await this.convergeClusterOperator(e, cache, stale !== undefined);
+    if (stale === undefined) await this.publishFacts(e);
+    else this.o.logger.warn({ why: stale }, "state plane stale; upgrades blocked, facts held");
     return { requeueAfter: this.o.resyncMs ?? 600_000 };
   }
 
@@ -189,7 +210,12 @@ export class SkewEnforcer {
     m.updateComplete.set(e.completion.complete ? 1 : 0);
   }
 
-  private desiredStatus(e: SkewEvaluation, previous: readonly Condition[]): ClusterOperatorStatus {
+  private desiredStatus(e: SkewEvaluation, previous: readonly Condition[], stale = false): ClusterOperatorStatus {
+    const desired = this.desiredFromView(e, previous);
+    return stale ? holdAllButUpgradeable(desired, previous) : desired;
+  }
+
+  private desiredFromView(e: SkewEvaluation, previous: readonly Condition[]): ClusterOperatorStatus {
     const inputs = {
       upgradeable: e.upgradeable,
       completion: e.completion,
@@ -207,14 +233,14 @@ export class SkewEnforcer {
     return desiredClusterOperatorStatus({ ...inputs, degraded: { reason: REASON_HOT_LOOP, message: this.hotLoop.message } });
   }
 
-  private async convergeClusterOperator(e: SkewEvaluation, cache: StateCache<typeof SKEW_PROJECTIONS>): Promise<void> {
+  private async convergeClusterOperator(e: SkewEvaluation, cache: StateCache<typeof SKEW_PROJECTIONS>, stale: boolean): Promise<void> {
     // The state plane usually proves there is nothing to write, without a request to the API server.
     const seen = cache.get("clusterOperator", CLUSTER_OPERATOR_NAME);
     if (seen && this.knownRelated) {
       const observed = { conditions: seen.conditions, versions: seen.versions, relatedObjects: this.knownRelated };
-      if (!clusterOperatorStatusChanged(observed, this.desiredStatus(e, seen.conditions))) return;
+      if (!clusterOperatorStatusChanged(observed, this.desiredStatus(e, seen.conditions, stale))) return;
     }
-    const outcome = await this.writer.converge((previous) => this.desiredStatus(e, previous));
+    const outcome = await this.writer.converge((previous) => this.desiredStatus(e, previous, stale));
     if (outcome.result === "refused") {
       this.metrics?.statusWrites.inc({ result: "refused" });
       const message =

@@ -33,6 +33,7 @@ const enforcer = new SkewEnforcer({
   operatorVersion: config.OPERATOR_VERSION,
   resyncMs: config.RESYNC_PERIOD,
   evaluateDelayMs: config.EVALUATE_DELAY,
+  stateMaxAgeMs: config.STATE_MAX_AGE,
   bootImagesNamespace: config.BOOTIMAGES_NAMESPACE,
   bootImagesName: config.BOOTIMAGES_CONFIGMAP,
 });

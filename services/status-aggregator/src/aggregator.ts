@@ -17,12 +17,15 @@ import type {
   NodePreview,
   NodeState,
   PoolState,
+  StateFreshness as StateFreshnessMessage,
   UpdateStatus,
   WatchUpdateStatusResponse,
 } from "@lockstep/contracts";
 import { type Details, type Evaluation, type HealthInsight, wallClockNow } from "@lockstep/insights";
 import type { Logger } from "pino";
+import type { Freshness } from "@lockstep/runtime";
 import { encodeNodeField } from "./api/fast-encode.js";
+import { freshnessToProto } from "./api/freshness.js";
 import { NodeFieldCache } from "./api/node-fields.js";
 import { nodeInsightToProto, updateStatusToProto } from "./api/to-proto.js";
 import type { NodeKeys } from "./api/update-status-service.js";
@@ -100,6 +103,7 @@ export class Aggregator {
   private timer: NodeJS.Timeout | undefined;
   private isSynced = false;
   private publisher: ((event: InsightChanged, id: string) => Promise<void>) | undefined;
+  private freshnessOf: (() => Freshness) | undefined;
   private readonly facts: PublishQueue<PendingFact>;
   /** Nodes whose insight changed since the last watch message (built from the view when sent). */
   private readonly pendingChanged = new Set<string>();
@@ -241,6 +245,16 @@ export class Aggregator {
   }
 
   /** Sets where insight.changed facts go (the runnable, once connected to NATS). */
+  /** Where the age of the state plane view is read (the runnable's StateFreshness). */
+  attachFreshness(read: () => Freshness): void {
+    this.freshnessOf = read;
+  }
+
+  /** The view's age for answers; undefined before a source is attached. */
+  freshness(): StateFreshnessMessage | undefined {
+    return this.freshnessOf ? freshnessToProto(this.freshnessOf()) : undefined;
+  }
+
   attachPublisher(publish: (event: InsightChanged, id: string) => Promise<void>): void {
     this.publisher = publish;
   }

@@ -63,6 +63,8 @@ await runMain(
       bus: busOptionsFromConfig(config, "lockstep-status-aggregator"),
       logger,
       readiness,
+      registry,
+      stateMaxAgeMs: config.STATE_MAX_AGE,
       watchRefreshMs: config.WATCH_REFRESH_MS,
     }),
     ...policyStatus,

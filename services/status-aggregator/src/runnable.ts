@@ -3,7 +3,7 @@
 // watchers periodically, and drain on stop.
 import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublisher, StateCache, type BusConnectionOptions, type StateProjections } from "@lockstep/bus";
 import { Events, type StateKindName } from "@lockstep/contracts";
-import type { Readiness, Runnable } from "@lockstep/runtime";
+import { StateFreshness, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
 import type { Logger } from "pino";
 import type { Aggregator } from "./aggregator.js";
 import { projectNode } from "./node-projection.js";
@@ -28,6 +28,9 @@ export interface AggregatorRunnableOptions {
   bus: BusConnectionOptions;
   logger: Logger;
   readiness?: Readiness;
+  registry?: StateFreshnessOptions["registry"];
+  /** Beyond this age the view is reported stale in the answers (STATE_MAX_AGE). Default 15 s. */
+  stateMaxAgeMs?: number;
   /** Event source name in EventMeta. */
   source?: string;
   watchRefreshMs: number;
@@ -50,6 +53,13 @@ export function aggregatorRunnable(o: AggregatorRunnableOptions): Runnable {
         const kv = await ensureStateBucket(nc);
         cache = new StateCache(kv, { logger: o.logger, kinds: AGGREGATOR_KINDS, project: AGGREGATOR_PROJECTIONS });
         cache.onChange((c) => o.aggregator.apply(c));
+        // The age goes out in every answer and the gauge. Deliberately not a readiness check here:
+        // a not-ready aggregator drops out of its Service, and `lockstep status` could then not say
+        // that the view is stale, the one thing a user most needs to hear while the watcher is away.
+        const freshness = new StateFreshness({ source: cache, maxAgeMs: o.stateMaxAgeMs ?? 15_000, registry: o.registry, logger: o.logger });
+        cache.onHeartbeat(() => freshness.check());
+        freshness.start(signal);
+        o.aggregator.attachFreshness(() => freshness.current());
         await cache.start();
         await cache.whenSynced(signal);
         o.aggregator.markSynced();

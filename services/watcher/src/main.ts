@@ -23,6 +23,7 @@ await runMain(
       registry,
       readiness,
       identity: config.WATCHER_ID,
+      heartbeatIntervalMs: config.HEARTBEAT_INTERVAL,
       leaseNamespaces: config.LEASE_NAMESPACES,
       bootImagesNamespace: config.BOOTIMAGES_NAMESPACE,
       bootImagesName: config.BOOTIMAGES_CONFIGMAP,

@@ -7,6 +7,7 @@ export interface WatcherMetrics {
   relists: Counter<"resource">;
   errors: Counter<"resource" | "stage">;
   lag: Histogram;
+  heartbeats: Counter<"result">;
 }
 
 export function watcherMetrics(registry: Registry): WatcherMetrics {
@@ -22,5 +23,6 @@ export function watcherMetrics(registry: Registry): WatcherMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
+    heartbeats: new Counter({ name: "lockstep_watcher_heartbeats_total", help: "Heartbeat rounds: written, withheld (watches or writes not current) or failed", labelNames: ["result"], registers: [registry] }),
   };
 }

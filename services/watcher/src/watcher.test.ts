@@ -48,6 +48,7 @@ beforeAll(async () => {
     bootImagesNamespace: "openshift-machine-config-operator",
     bootImagesName: "coreos-bootimages",
     informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
+    heartbeatIntervalMs: 200,
   }).start(stop.signal);
   nc = await connectBus({ servers: nats.url });
   cache = new StateCache(await ensureStateBucket(nc));
@@ -112,12 +113,22 @@ describe("watcher", () => {
     await waitFor(() => nodeState(6)?.unschedulable, { timeoutMs: 20_000 });
   });
 
-  it("recovers after an API outage", async () => {
+  it("recovers after an API outage, withholding its heartbeat while the watches are down", async () => {
+    let beats = 0;
+    const off = cache.onHeartbeat(() => void beats++);
+    await waitFor(() => beats >= 2, { what: "heartbeats while healthy" });
     sim.faults.startOutage(1_500, "503");
     sim.dropWatches();
-    await new Promise((r) => setTimeout(r, 1_600));
+    await new Promise((r) => setTimeout(r, 500)); // a beat may still go out within one interval
+    const during = beats;
+    await new Promise((r) => setTimeout(r, 800));
+    expect(beats).toBe(during);
+    await new Promise((r) => setTimeout(r, 300));
     await core.patchNode({ name: nodeName(8), body: { spec: { unschedulable: true } } }, setMerge());
     await waitFor(() => nodeState(8)?.unschedulable, { timeoutMs: 20_000 });
+    await waitFor(() => beats > during, { what: "heartbeats after the outage" });
+    off();
+    expect(cache.heartbeat).toMatchObject({ writer: expect.any(String), time: expect.any(Date), currentAsOf: expect.any(Date) });
   });
 
   it("converges with nothing lost when nats-server restarts mid-stream", async () => {

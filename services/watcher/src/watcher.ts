@@ -7,6 +7,7 @@ import type { Registry } from "prom-client";
 import type { Logger } from "pino";
 import type { Readiness, Runnable } from "@lockstep/runtime";
 import { watcherMetrics } from "./metrics.js";
+import { HeartbeatWriter } from "./sync/heartbeat.js";
 import { StateSync } from "./sync/state-sync.js";
 import type { WatchSettings } from "./sync/watched.js";
 
@@ -17,6 +18,8 @@ export interface WatcherOptions extends WatchSettings {
   registry?: Registry;
   readiness?: Readiness;
   identity?: string;
+  /** How often the heartbeat is written (sync/heartbeat.ts). Default 5 s. */
+  heartbeatIntervalMs?: number;
   informer?: ConstructorParameters<typeof StateSync>[0]["informer"];
   /** Called with the running sync (tests and benchmarks observe it). */
   onStarted?(sync: StateSync): void;
@@ -41,18 +44,36 @@ export function watcherRunnable(o: WatcherOptions): Runnable {
           if (bytes) existing.push([k, bytes]);
         }
         cache.stop();
+        const identity = o.identity ?? hostname();
+        const metrics = o.registry ? watcherMetrics(o.registry) : undefined;
         const sync = new StateSync({
           ...o,
           kv,
           existing,
           publisher: new JetStreamPublisher(nc),
-          identity: o.identity ?? hostname(),
-          metrics: o.registry ? watcherMetrics(o.registry) : undefined,
+          identity,
+          metrics,
         });
         sync.start(signal);
         o.onStarted?.(sync);
-        void sync.synced.then(() => ready?.set(true));
+        const heartbeat = new HeartbeatWriter({
+          kv,
+          identity,
+          intervalMs: o.heartbeatIntervalMs ?? 5_000,
+          currentAsOf: (now) => sync.currentAsOf(now),
+          behind: (since, now) => sync.behind(since, now),
+          flushed: () => sync.writer.flushed(),
+          logger: o.logger,
+          onResult: (result) => metrics?.heartbeats.inc({ result }),
+        });
+        // Heartbeats begin with meta.synced: before it, consumers do not act anyway.
+        let beating: Promise<void> | undefined;
+        void sync.synced.then(() => {
+          ready?.set(true);
+          if (!signal.aborted) beating = heartbeat.start(signal);
+        });
         await new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
+        await beating;
         await Promise.race([sync.writer.flushed(), new Promise((r) => setTimeout(r, 2_000))]);
       } finally {
         await closeBus(nc);

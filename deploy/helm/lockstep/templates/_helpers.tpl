@@ -100,6 +100,10 @@ lease-coordinator demands one from every caller.
 {{- end }}
 - name: SHUTDOWN_TIMEOUT
   value: {{ $g.shutdownTimeout | quote }}
+{{- with $g.stateMaxAge }}
+- name: STATE_MAX_AGE
+  value: {{ . | quote }}
+{{- end }}
 {{- $heap := list }}
 {{- with .v.maxOldSpaceMiB }}{{ $heap = append $heap (printf "--max-old-space-size=%v" .) }}{{ end }}
 {{- with .v.maxSemiSpaceMiB }}{{ $heap = append $heap (printf "--max-semi-space-size=%v" .) }}{{ end }}

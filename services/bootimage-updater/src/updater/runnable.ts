@@ -4,7 +4,7 @@ import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublis
 import { Events, type StateKindName } from "@lockstep/contracts";
 import type { KubeConfigLike } from "@lockstep/kube/lite";
 import { WorkQueue } from "@lockstep/reconcile";
-import { observeWorkQueue, type createMetricsRegistry, type Readiness, type Runnable } from "@lockstep/runtime";
+import { describeStaleness, observeWorkQueue, StateFreshness, type createMetricsRegistry, type Readiness, type Runnable } from "@lockstep/runtime";
 import type { Logger } from "pino";
 import type { PlannedEvent } from "./events.js";
 import { kubeWriter, type BootImageWriter } from "./kube-writer.js";
@@ -20,6 +20,8 @@ export interface BootImageUpdaterOptions {
   settings: UpdaterSettings;
   registry?: ReturnType<typeof createMetricsRegistry>;
   readiness?: Readiness;
+  /** How old the state plane may be before passes are held (STATE_MAX_AGE). Default 15 s. */
+  stateMaxAgeMs?: number;
   /** Replaces the Kubernetes writer (benchmarks). */
   writer?: BootImageWriter;
   onPass?: UpdaterOptions["onPass"];
@@ -50,6 +52,7 @@ export async function publishPlanned(publisher: EventPublisher, e: PlannedEvent)
 export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHandle {
   let publisher: EventPublisher | undefined;
   let cache: StateCache | undefined;
+  let freshness: StateFreshness | undefined;
   const updater = new BootImageUpdater({
     view: {
       get: (kind, name, ns) => cache?.get(kind, name, ns),
@@ -63,6 +66,10 @@ export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHa
     logger: o.logger,
     settings: o.settings,
     ...(o.onPass ? { onPass: o.onPass } : {}),
+    staleness: () => {
+      const f = freshness?.current();
+      return f && !f.fresh ? describeStaleness(f) : undefined;
+    },
   });
   const runnable: Runnable = {
     name: "bootimage-updater",
@@ -79,6 +86,11 @@ export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHa
           onTerminalError: (key, err) => o.logger.error({ key, err }, "boot image pass failed terminally"),
         });
         if (o.registry) observeWorkQueue(o.registry, queue);
+        const fresh = (freshness = new StateFreshness({ source: cache, maxAgeMs: o.stateMaxAgeMs ?? 15_000, readiness: o.readiness, registry: o.registry, logger: o.logger }));
+        // A pass held while stale runs as soon as the view is fresh again.
+        fresh.onChange((f) => f.fresh && updater.isSynced && queue.add(PASS_KEY));
+        cache.onHeartbeat(() => fresh.check());
+        fresh.start(signal);
         cache.onChange((c) => {
           if (updater.noteChange({ kind: c.parsed.kind, namespace: c.parsed.namespace, name: c.parsed.name, op: c.op, value: c.value, previous: c.previous })) queue.add(PASS_KEY);
         });
@@ -94,6 +106,7 @@ export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHa
         queue.add(PASS_KEY);
         await queue.run(signal);
       } finally {
+        freshness?.stop();
         cache?.stop();
         await closeBus(nc);
       }

@@ -6,8 +6,11 @@ import { closeBus, connectBus, consumeEvents, ensureStateBucket, StateCache } fr
 import {
   BootImageServiceClient,
   BootImageServiceService,
+  encode,
   EVENT_SUBJECT_PREFIX,
   Events,
+  MachineSetState,
+  stateKey,
   type BootImageSkipped,
   type BootImageUpdated,
   type BootImageUpdateFailed,
@@ -46,6 +49,22 @@ let grpc: GrpcServerHandle;
 let client: InstanceType<typeof BootImageServiceClient>;
 const stop = new AbortController();
 const running: Promise<void>[] = [];
+/** The watcher alone, so a test can stop it and start it again. */
+let watcherStop = new AbortController();
+function startWatcher(): void {
+  running.push(
+    watcherRunnable({
+      kc,
+      bus: { servers: nats.url },
+      logger: silentLogger(),
+      leaseNamespaces: ["lockstep-leases"],
+      bootImagesNamespace: MCO,
+      bootImagesName: "coreos-bootimages",
+      informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
+      heartbeatIntervalMs: 200,
+    }).start(AbortSignal.any([stop.signal, watcherStop.signal])),
+  );
+}
 const events: DecodedEvent[] = [];
 const passes: PassReport[] = [];
 /** Every committed MachineSet state: name → AMI ids in commit order. */
@@ -135,21 +154,12 @@ beforeAll(async () => {
   await createMachineSet(machineSet("hive-managed", OLD_AMI, { ownerReferences: [{ apiVersion: "hive.openshift.io/v1", kind: "MachinePool", name: "pool-a", uid: "5d1e6a3c-0000-4000-8000-000000000001" }] }));
   await createMachineSet(machineSet("custom-ami", CUSTOM_AMI));
 
-  running.push(
-    watcherRunnable({
-      kc,
-      bus: { servers: nats.url },
-      logger: silentLogger(),
-      leaseNamespaces: ["lockstep-leases"],
-      bootImagesNamespace: MCO,
-      bootImagesName: "coreos-bootimages",
-      informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
-    }).start(stop.signal),
-  );
+  startWatcher();
   const { runnable, updater } = bootImageUpdater({
     kc,
     bus: { servers: nats.url },
     logger: silentLogger(),
+    stateMaxAgeMs: 1_500,
     settings: {
       bootImagesNamespace: MCO,
       bootImagesName: "coreos-bootimages",
@@ -319,5 +329,27 @@ describe("bootimage-updater on an AWS cluster", () => {
     // The MachineSet written at 4.22.1 is a release AMI, so it moves on without EC2 access.
     expect(p.status.summary).toMatchObject({ skipped: 0, errored: 0, releaseVersion: "4.23.0" });
     expect(passes.slice(before).find((x) => x.patched.length > 0)).toMatchObject({ reason: "ClusterVersionStable", patched: ["worker-us-east-1a"] });
+  });
+
+  it("patches no MachineSet from a stale view, and catches up once the watcher is heard again", async () => {
+    watcherStop.abort();
+    await new Promise((r) => setTimeout(r, 2_000)); // beyond the 1.5 s bound
+    // A MachineSet on the old AMI reaches the state plane (the dying watcher's last write, say):
+    // a fresh view would patch it at once.
+    const created = (await createMachineSet(machineSet("late", OLD_AMI))) as { metadata: { uid: string; resourceVersion: string } };
+    const kv = await ensureStateBucket(nc);
+    const template = MachineSetState.decode((await kv.get(stateKey("machineSet", "worker-us-east-1a", MAPI)))!.value);
+    const late = MachineSetState.fromPartial({ ...template, name: "late", uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion, providerSpecJson: JSON.stringify(awsProviderSpec(OLD_AMI)) });
+    const before = passes.length;
+    await kv.put(stateKey("machineSet", "late", MAPI), encode(MachineSetState, late));
+    await waitFor(() => passes.slice(before).some((p) => p.status === "stateStale"), { what: "a pass held on the stale view" });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(amiWrites.get("late")).toEqual([OLD_AMI]); // created, never patched
+    expect(passes.slice(before).every((p) => p.patched.length === 0)).toBe(true);
+
+    watcherStop = new AbortController();
+    startWatcher();
+    // The release's image since the mid-update test.
+    await waitFor(() => writesTo("late", NEXT_AMI) === 1, { timeoutMs: 20_000, what: "late patched once fresh" });
   });
 });

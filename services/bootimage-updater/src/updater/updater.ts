@@ -77,12 +77,17 @@ export interface UpdaterOptions {
   readonly now?: () => Date;
   /** Called after every pass (tests and benchmarks observe progress through it). */
   readonly onPass?: (report: PassReport) => void;
+  /** Why the state plane is too old to act on (undefined: fresh); see reconcile. */
+  readonly staleness?: () => string | undefined;
 }
 
 export interface PassReport {
   readonly reason: string;
-  /** ran, notRequired, waiting (cluster mid-update), or stale (waiting for a newer snapshot). */
-  readonly status: "ran" | "notRequired" | "waiting" | "stale";
+  /**
+   * ran, notRequired, waiting (cluster mid-update), stale (waiting for a newer snapshot of a written
+   * MachineSet), or stateStale (the whole state plane is too old: nothing written).
+   */
+  readonly status: "ran" | "notRequired" | "waiting" | "stale" | "stateStale";
   readonly patched: readonly string[];
   readonly errors: readonly string[];
   /** resourceVersion of the coreos-bootimages snapshot the pass planned with. */
@@ -208,6 +213,15 @@ export class BootImageUpdater {
     const log = this.o.logger;
     const reason = this.reason;
     const view = this.view();
+    // Fail closed: no MachineSet patch (and no status write) from a view nobody vouches for. A
+    // MachineSet changed or deleted since, or a newer release's images, would be invisible to it;
+    // everything is held as last written, and the runnable runs a pass when the view is fresh again.
+    const stale = this.o.staleness?.();
+    if (stale !== undefined) {
+      log.warn({ why: stale }, "state plane stale; boot image pass held");
+      this.o.onPass?.({ reason, status: "stateStale", patched: [], errors: [], bootImagesResourceVersion: view.bootImages?.resourceVersion ?? "" });
+      return;
+    }
     let policyRv = view.policy?.resourceVersion;
     if (!view.policy) {
       try {

@@ -56,7 +56,9 @@ export type DenyCode =
   /** A forced request marked the holder preempted (or the node is reserved for a preemptor). */
   | "PreemptionPending"
   /** A renew by a holder whose lease is marked preempted: it must stop and release. */
-  | "Preempted";
+  | "Preempted"
+  /** The state plane is older than the bound (policy/freshness.ts): nothing observed can be trusted. */
+  | "StateStale";
 
 interface Common {
   warnings: Warning[];

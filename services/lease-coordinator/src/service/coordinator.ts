@@ -11,6 +11,7 @@ import {
   dequeue,
   operationName,
   preflightUpgrade,
+  refuseWhenStale,
   requiredScopes,
   toNodeLease,
   type Decision,
@@ -21,6 +22,7 @@ import {
   type PolicyConfig,
   type PolicyEvent,
   type ReleaseDecision,
+  type StaleView,
   type Waiter,
   type ClusterIndex,
 } from "../policy/index.js";
@@ -70,6 +72,11 @@ export interface CoordinatorOptions {
   clock?: () => number;
   /** Decide-and-write rounds per request before giving up with UNAVAILABLE. */
   maxAttempts?: number;
+  /**
+   * Whether the state plane is too old to grant from (undefined: fresh). New grants are refused
+   * with StateStale while it is (policy/freshness.ts); renewals and releases are not gated.
+   */
+  staleness?(): StaleView | undefined;
 }
 
 interface Executed<D> {
@@ -215,13 +222,16 @@ export class Coordinator {
         const { decision, written } = await this.execute(
           (nowMs) => {
             const d = decide(request, this.observed(req.node, op, nowMs), new Date(nowMs), this.o.policy);
-            this.queue = d.queue;
-            return d;
+            const gated = refuseWhenStale(d, this.o.staleness?.(), req.node, remaining > 0);
+            // A stale refusal takes no place in line: the queue is decided again once fresh.
+            if (gated === d) this.queue = d.queue;
+            return gated;
           },
           // A refusal (and any slot clean-up it carries) is only acted on after one direct read of
           // the node Lease: scenario 4's "one read, no write", and no clean-up from a lagging view.
+          // A StateStale refusal reads nothing: no read of one Lease makes the whole view fresh.
           async (d) => {
-            if (d.kind !== "deny" || d.code === "Invalid" || verified) return false;
+            if (d.kind !== "deny" || d.code === "Invalid" || d.code === "StateStale" || verified) return false;
             verified = true;
             return this.verify(req.node);
           },
@@ -277,7 +287,11 @@ export class Coordinator {
     });
   }
 
-  /** Renew by the current holder only; a holder that lost the node learns it (refused). */
+  /**
+   * Renew by the current holder only; a holder that lost the node learns it (refused). Not gated on
+   * the state plane's freshness: the node is already disrupted by this holder, so refusing would not
+   * reduce disruption, only make the holder stop mid-operation (releases likewise).
+   */
   async renew(req: { node: string; holder: string; durationSeconds?: number }): Promise<RenewOutcome> {
     if (!req.node) throw new CoordinatorError("invalid", "node is empty");
     if (!req.holder) throw new CoordinatorError("invalid", "holder identity is empty");

@@ -14,3 +14,4 @@ export * from "./check-upgrade.js";
 export * from "./machine-set-image.js";
 export * from "./scale-up.js";
 export * from "./cluster-operator.js";
+export * from "./stale.js";

@@ -22,6 +22,14 @@ describe("fast GetUpdateStatus encoding", () => {
     expect(GetUpdateStatusResponse.decode(spliced)).toEqual(GetUpdateStatusResponse.decode(GetUpdateStatusResponse.encode({ status: { ...status, nodes } }).finish()));
   });
 
+  it("carries the view's freshness after the spliced status", () => {
+    const nodes = [node("a", "")];
+    const status = { updating: false, pools: [], nodes: [], health: [], healthFallback: true, revision: "8", now: new Date("2024-03-01T12:00:00Z") };
+    const freshness = { ageSeconds: 41.1, stale: true, maxAgeSeconds: 15, heard: true };
+    const spliced = encodeGetUpdateStatusResponse(withNodeFields({ status, freshness }, nodes.map(encodeNodeField)));
+    expect(GetUpdateStatusResponse.decode(spliced)).toEqual(GetUpdateStatusResponse.decode(GetUpdateStatusResponse.encode({ status: { ...status, nodes }, freshness }).finish()));
+  });
+
   it("falls back to the ordinary encoding without attached fields, and writes varints like protobuf", () => {
     const res = { status: undefined };
     expect(encodeGetUpdateStatusResponse(res)).toEqual(Buffer.from(GetUpdateStatusResponse.encode(res).finish()));

@@ -49,11 +49,14 @@ export function encodeGetUpdateStatusResponse(res: GetUpdateStatusResponse): Buf
   const status = UpdateStatus.encode(res.status).finish();
   const length = status.length + fields.length;
   const prefix = varint(length);
-  const out = Buffer.allocUnsafe(1 + prefix.length + length);
+  // Any other field of the response (freshness) after the status: protobuf fields may come in any order.
+  const rest = res.freshness ? GetUpdateStatusResponse.encode({ status: undefined, freshness: res.freshness }).finish() : new Uint8Array(0);
+  const out = Buffer.allocUnsafe(1 + prefix.length + length + rest.length);
   out[0] = STATUS_TAG;
   prefix.copy(out, 1);
   out.set(status, 1 + prefix.length);
   out.set(fields, 1 + prefix.length + status.length);
+  out.set(rest, 1 + prefix.length + length);
   return out;
 }
 

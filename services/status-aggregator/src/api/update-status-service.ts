@@ -99,8 +99,9 @@ export function updateStatusService(agg: Aggregator, logger: Logger): UpdateStat
       try {
         requireSynced(agg);
         const status = agg.status(true);
+        const freshness = agg.freshness();
         // Node insights go pre-encoded (fast-encode.ts); served with updateStatusServiceDefinition.
-        callback(null, call.request.omitNodes ? { status } : withNodeFields({ status }, agg.nodeFieldBytes()));
+        callback(null, call.request.omitNodes ? { status, freshness } : withNodeFields({ status, freshness }, agg.nodeFieldBytes()));
       } catch (err) {
         callback(toGrpcError(err, logger));
       }
@@ -118,7 +119,7 @@ export function updateStatusService(agg: Aggregator, logger: Logger): UpdateStat
       try {
         const details = parseDetailsArg(call.request.details);
         requireSynced(agg);
-        callback(null, { text: agg.render(details) });
+        callback(null, { text: agg.render(details), freshness: agg.freshness() });
       } catch (err) {
         callback(toGrpcError(err, logger));
       }

@@ -12,6 +12,7 @@ import type { KV } from "@nats-io/kv";
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { WatcherMetrics } from "../metrics.js";
+import { viewCurrentAsOf } from "./heartbeat.js";
 import { SnapshotEncoder } from "./snapshot-encoder.js";
 import { keyFor, ownsKey, watchedResources, type Watched, type WatchSettings } from "./watched.js";
 
@@ -103,6 +104,19 @@ export class StateSync {
       return;
     }
     this.writer.set(key, bytes, since);
+  }
+
+  /**
+   * The oldest time up to which every informer's cache is current (undefined while one never was):
+   * what the heartbeat vouches for.
+   */
+  currentAsOf(now = Date.now()): number | undefined {
+    return viewCurrentAsOf(this.informers.map(({ informer }) => informer.currentAsOf(now)));
+  }
+
+  /** Watched resources whose informer has not been current since `since` (for logs). */
+  behind(since: number, now = Date.now()): string[] {
+    return this.informers.filter(({ informer }) => (informer.currentAsOf(now) ?? -Infinity) < since).map(({ w }) => w.name);
   }
 
   /** Deletes keys this resource owns whose objects are not in the informer's cache. */

@@ -7,6 +7,7 @@ import { type CliError, grpcFailure } from "../../exit-codes.js";
 import { leanClient, UpdateStatus, UpdateStatusServiceClient, type WatchUpdateStatusResponse } from "@lockstep/contracts";
 import type { Details } from "@lockstep/insights";
 import { stringify } from "yaml";
+import { staleWarning } from "./freshness.js";
 
 export const DEFAULT_STATUS_ADDR = "127.0.0.1:9094";
 /** grpc-js refuses answers over 4 MiB by default; 64 MiB holds the node insights of ~200,000 nodes. */
@@ -45,16 +46,27 @@ function structured(status: UpdateStatus | undefined, output: "json" | "yaml"): 
   return output === "json" ? `${JSON.stringify(json, null, 2)}\n` : stringify(json);
 }
 
-export async function runLive(options: LiveOptions, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+/**
+ * The stale-view warning goes to `warn` (stderr) before the answer, so stdout stays the exact oc text
+ * (or parseable JSON/YAML); under --watch it heads each redraw instead.
+ */
+export async function runLive(options: LiveOptions, out: NodeJS.WritableStream = process.stdout, warn: NodeJS.WritableStream = process.stderr): Promise<void> {
   const addr = statusServerAddress(options.server);
   // Lean decoding and a larger receive limit: at 10,000 nodes the full answer is about 3 MiB.
   const StatusClient = leanClient(UpdateStatusServiceClient);
   const client = new StatusClient(addr, channelCredentials(), { "grpc.max_receive_message_length": MAX_STATUS_BYTES });
   try {
-    const render = async () => (await unary(client.renderStatus.bind(client), { details: options.details }, addr)).text;
+    const rendered = () => unary(client.renderStatus.bind(client), { details: options.details }, addr);
+    const render = async () => {
+      const res = await rendered();
+      const warning = staleWarning(res.freshness);
+      return warning ? `${warning}\n${res.text}` : res.text;
+    };
     if (!options.watch) {
-      if (options.output === "text") out.write(await render());
-      else out.write(structured((await unary(client.getUpdateStatus.bind(client), { omitNodes: false }, addr)).status, options.output));
+      const res = options.output === "text" ? await rendered() : await unary(client.getUpdateStatus.bind(client), { omitNodes: false }, addr);
+      const warning = staleWarning(res.freshness);
+      if (warning) warn.write(`${warning}\n`);
+      out.write("text" in res ? res.text : structured(res.status, options.output as "json" | "yaml"));
       return;
     }
     await watch(client, addr, options, out, render);

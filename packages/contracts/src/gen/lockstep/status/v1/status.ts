@@ -132,7 +132,24 @@ export interface GetUpdateStatusRequest {
 }
 
 export interface GetUpdateStatusResponse {
-  status?: UpdateStatus | undefined;
+  status?:
+    | UpdateStatus
+    | undefined;
+  /** How old the aggregator's view of the cluster is; what `status` says may be out of date when stale. */
+  freshness?: StateFreshness | undefined;
+}
+
+/**
+ * The age of a consumer's view of the state plane: the time since it last heard the watcher's
+ * heartbeat, measured on the consumer's own clock.
+ */
+export interface StateFreshness {
+  ageSeconds: number;
+  /** age_seconds is beyond the consumer's bound (STATE_MAX_AGE). */
+  stale: boolean;
+  maxAgeSeconds: number;
+  /** False when no heartbeat has arrived since the consumer started (age counts from its start). */
+  heard: boolean;
 }
 
 export interface ListNodeInsightsRequest {
@@ -167,6 +184,7 @@ export interface RenderStatusRequest {
 
 export interface RenderStatusResponse {
   text: string;
+  freshness?: StateFreshness | undefined;
 }
 
 function createBaseNodeInsight(): NodeInsight {
@@ -1894,13 +1912,16 @@ export const GetUpdateStatusRequest: MessageFns<GetUpdateStatusRequest> = {
 };
 
 function createBaseGetUpdateStatusResponse(): GetUpdateStatusResponse {
-  return { status: undefined };
+  return { status: undefined, freshness: undefined };
 }
 
 export const GetUpdateStatusResponse: MessageFns<GetUpdateStatusResponse> = {
   encode(message: GetUpdateStatusResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.status !== undefined) {
       UpdateStatus.encode(message.status, writer.uint32(10).fork()).join();
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -1926,6 +1947,14 @@ export const GetUpdateStatusResponse: MessageFns<GetUpdateStatusResponse> = {
             message.status = UpdateStatus.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1939,13 +1968,19 @@ export const GetUpdateStatusResponse: MessageFns<GetUpdateStatusResponse> = {
   },
 
   fromJSON(object: any): GetUpdateStatusResponse {
-    return { status: isSet(object.status) ? UpdateStatus.fromJSON(object.status) : undefined };
+    return {
+      status: isSet(object.status) ? UpdateStatus.fromJSON(object.status) : undefined,
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
+    };
   },
 
   toJSON(message: GetUpdateStatusResponse): unknown {
     const obj: any = {};
     if (message.status !== undefined) {
       obj.status = UpdateStatus.toJSON(message.status);
+    }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
     }
     return obj;
   },
@@ -1958,6 +1993,134 @@ export const GetUpdateStatusResponse: MessageFns<GetUpdateStatusResponse> = {
     message.status = (object.status !== undefined && object.status !== null)
       ? UpdateStatus.fromPartial(object.status)
       : undefined;
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseStateFreshness(): StateFreshness {
+  return { ageSeconds: 0, stale: false, maxAgeSeconds: 0, heard: false };
+}
+
+export const StateFreshness: MessageFns<StateFreshness> = {
+  encode(message: StateFreshness, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ageSeconds !== 0) {
+      writer.uint32(9).double(message.ageSeconds);
+    }
+    if (message.stale !== false) {
+      writer.uint32(16).bool(message.stale);
+    }
+    if (message.maxAgeSeconds !== 0) {
+      writer.uint32(25).double(message.maxAgeSeconds);
+    }
+    if (message.heard !== false) {
+      writer.uint32(32).bool(message.heard);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StateFreshness {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStateFreshness();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.ageSeconds = reader.double();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.stale = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.maxAgeSeconds = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.heard = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StateFreshness {
+    return {
+      ageSeconds: isSet(object.ageSeconds)
+        ? globalThis.Number(object.ageSeconds)
+        : isSet(object.age_seconds)
+        ? globalThis.Number(object.age_seconds)
+        : 0,
+      stale: isSet(object.stale) ? globalThis.Boolean(object.stale) : false,
+      maxAgeSeconds: isSet(object.maxAgeSeconds)
+        ? globalThis.Number(object.maxAgeSeconds)
+        : isSet(object.max_age_seconds)
+        ? globalThis.Number(object.max_age_seconds)
+        : 0,
+      heard: isSet(object.heard) ? globalThis.Boolean(object.heard) : false,
+    };
+  },
+
+  toJSON(message: StateFreshness): unknown {
+    const obj: any = {};
+    if (message.ageSeconds !== 0) {
+      obj.ageSeconds = floatToJson(message.ageSeconds);
+    }
+    if (message.stale !== false) {
+      obj.stale = message.stale;
+    }
+    if (message.maxAgeSeconds !== 0) {
+      obj.maxAgeSeconds = floatToJson(message.maxAgeSeconds);
+    }
+    if (message.heard !== false) {
+      obj.heard = message.heard;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<StateFreshness>): StateFreshness {
+    return StateFreshness.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StateFreshness>): StateFreshness {
+    const message = createBaseStateFreshness();
+    message.ageSeconds = object.ageSeconds ?? 0;
+    message.stale = object.stale ?? false;
+    message.maxAgeSeconds = object.maxAgeSeconds ?? 0;
+    message.heard = object.heard ?? false;
     return message;
   },
 };
@@ -2428,13 +2591,16 @@ export const RenderStatusRequest: MessageFns<RenderStatusRequest> = {
 };
 
 function createBaseRenderStatusResponse(): RenderStatusResponse {
-  return { text: "" };
+  return { text: "", freshness: undefined };
 }
 
 export const RenderStatusResponse: MessageFns<RenderStatusResponse> = {
   encode(message: RenderStatusResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.text !== "") {
       writer.uint32(10).string(message.text);
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -2460,6 +2626,14 @@ export const RenderStatusResponse: MessageFns<RenderStatusResponse> = {
             message.text = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2473,13 +2647,19 @@ export const RenderStatusResponse: MessageFns<RenderStatusResponse> = {
   },
 
   fromJSON(object: any): RenderStatusResponse {
-    return { text: isSet(object.text) ? globalThis.String(object.text) : "" };
+    return {
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
+    };
   },
 
   toJSON(message: RenderStatusResponse): unknown {
     const obj: any = {};
     if (message.text !== "") {
       obj.text = message.text;
+    }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
     }
     return obj;
   },
@@ -2490,6 +2670,9 @@ export const RenderStatusResponse: MessageFns<RenderStatusResponse> = {
   fromPartial(object: DeepPartial<RenderStatusResponse>): RenderStatusResponse {
     const message = createBaseRenderStatusResponse();
     message.text = object.text ?? "";
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
+      : undefined;
     return message;
   },
 };

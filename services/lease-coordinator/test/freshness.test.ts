@@ -1,0 +1,58 @@
+// Fail closed on a stale state plane, through the real LeaseService: kube-sim + nats-server + the
+// watcher in-process (stopped and started again) + a coordinator with a short STATE_MAX_AGE.
+import { waitFor } from "@lockstep/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { acquire, call, holdersInApi, startWorld, type World } from "./harness.js";
+
+const STALE = /^StateStale: the watcher has not been heard from for \d+ s; no disruption is granted until it is$/;
+let world: World;
+
+beforeAll(async () => {
+  world = await startWorld({
+    nodes: ["w1", "w2", "w3", "w4"].map((name) => ({ name, pool: "worker" })),
+    pools: { worker: "2" },
+    heartbeatIntervalMs: 200,
+    stateMaxAgeMs: 1_500,
+  });
+});
+
+afterAll(async () => {
+  await world?.stop();
+});
+
+const client = () => world.replicas[0]!.client;
+
+describe("LeaseService on a stale state plane", () => {
+  it("refuses new grants with StateStale while the watcher is gone, keeps renewals and releases, and grants again once it is back", async () => {
+    expect(await acquire(client(), { node: "w1", holder: "a" })).toMatchObject({ granted: true });
+
+    await new Promise((r) => setTimeout(r, 600)); // a few heartbeats (200 ms) heard live
+    await world.stopWatcher();
+    await new Promise((r) => setTimeout(r, 2_000)); // beyond the 1.5 s bound
+    const refused = await acquire(client(), { node: "w2", holder: "b" });
+    expect(refused).toMatchObject({ granted: false, retryAfterSeconds: 5 });
+    expect(refused.deniedReason).toMatch(STALE);
+    expect((await holdersInApi(world)).has("w2")).toBe(false);
+
+    // The holder of w1 keeps its hold: renew, acquire-as-renewal, and release all still work.
+    await call(client(), "renew", { node: "w1", holder: "a" });
+    expect(await acquire(client(), { node: "w1", holder: "a" })).toMatchObject({ granted: true });
+
+    // A waiting request keeps waiting and is granted once the watcher is heard again.
+    const waiting = acquire(client(), { node: "w2", holder: "b", waitSeconds: 30 });
+    await new Promise((r) => setTimeout(r, 500));
+    const back = Date.now();
+    world.startWatcher();
+    expect(await waiting).toMatchObject({ granted: true });
+    expect(Date.now() - back).toBeLessThan(10_000);
+
+    // Fresh again: the ordinary policy decides (pool worker allows 2, w1 and w2 hold them).
+    const third = await acquire(client(), { node: "w3", holder: "c" });
+    expect(third.granted).toBe(false);
+    expect(third.deniedReason).not.toMatch(/StateStale/);
+    expect(third.deniedReason).toMatch(/worker/);
+
+    expect(await call(client(), "release", { node: "w1", holder: "a" })).toMatchObject({ released: true });
+    await waitFor(async () => !(await holdersInApi(world)).has("w1"));
+  });
+});

@@ -1,0 +1,60 @@
+import { decode, Heartbeat, HEARTBEAT_KEY } from "@lockstep/contracts";
+import { silentLogger } from "@lockstep/runtime";
+import { describe, expect, it } from "vitest";
+import { HeartbeatWriter, mayVouch, viewCurrentAsOf } from "./heartbeat.js";
+
+describe("viewCurrentAsOf", () => {
+  it.each([
+    { case: "the oldest informer decides", times: [5_000, 3_000, 9_000], want: 3_000 },
+    { case: "an informer never current: nothing to vouch for", times: [5_000, undefined], want: undefined },
+    { case: "no informers", times: [], want: undefined },
+  ])("$case", ({ times, want }) => {
+    expect(viewCurrentAsOf(times)).toBe(want);
+  });
+});
+
+describe("mayVouch", () => {
+  it.each([
+    { case: "watching now", asOf: 10_000, now: 10_000, ok: true },
+    { case: "a watch re-opening within the interval", asOf: 6_000, now: 10_000, ok: true },
+    { case: "a watch down longer than the interval", asOf: 4_999, now: 10_000, ok: false },
+    { case: "never current", asOf: undefined, now: 10_000, ok: false },
+  ])("$case: $ok", ({ asOf, now, ok }) => {
+    expect(mayVouch(asOf, now, 5_000)).toBe(ok);
+  });
+});
+
+describe("HeartbeatWriter", () => {
+  function setup(o: { asOf: () => number | undefined; flushed?: () => Promise<void>; intervalMs?: number }) {
+    const puts: Array<{ key: string; value: Heartbeat }> = [];
+    let now = 100_000;
+    const w = new HeartbeatWriter({
+      kv: { put: async (key: string, bytes: Uint8Array) => (puts.push({ key, value: decode(Heartbeat, "lockstep.state.v1.Heartbeat", bytes as Uint8Array) }), puts.length) } as never,
+      identity: "w1",
+      intervalMs: o.intervalMs ?? 5_000,
+      currentAsOf: () => o.asOf(),
+      flushed: o.flushed ?? (async () => {}),
+      logger: silentLogger(),
+      clock: () => now,
+    });
+    return { w, puts, advance: (ms: number) => (now += ms) };
+  }
+
+  it("writes generation, time, writer and current-as-of while the watches are current", async () => {
+    const { w, puts, advance } = setup({ asOf: () => 99_000 });
+    expect(await w.beat()).toBe("written");
+    advance(5_000);
+    expect(await w.beat()).toBe("withheld"); // 99 s is now 6 s behind
+    expect(puts).toHaveLength(1);
+    expect(puts[0]!.key).toBe(HEARTBEAT_KEY);
+    expect(puts[0]!.value).toMatchObject({ generation: "1", writer: "w1", time: new Date(100_000), currentAsOf: new Date(99_000), startedAt: new Date(100_000) });
+  });
+
+  it("withholds while an informer was never current, and while earlier writes do not land", async () => {
+    expect(await setup({ asOf: () => undefined }).w.beat()).toBe("withheld");
+    // The drain wait is one interval (20 ms here).
+    const stuck = setup({ asOf: () => 100_000, flushed: () => new Promise(() => {}), intervalMs: 20 });
+    expect(await stuck.w.beat()).toBe("withheld");
+    expect(stuck.puts).toHaveLength(0);
+  });
+});
