@@ -1,5 +1,6 @@
 import { decode, Heartbeat, HEARTBEAT_KEY } from "@lockstep/contracts";
 import { silentLogger } from "@lockstep/runtime";
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { HeartbeatWriter, mayVouch, viewCurrentAsOf } from "./heartbeat.js";
 
@@ -56,5 +57,15 @@ describe("HeartbeatWriter", () => {
     const stuck = setup({ asOf: () => 100_000, flushed: () => new Promise(() => {}), intervalMs: 20 });
     expect(await stuck.w.beat()).toBe("withheld");
     expect(stuck.puts).toHaveLength(0);
+  });
+
+  it("leaves no listener on the signal per beat (a long-running watcher beats every few seconds for months)", async () => {
+    const { w, puts } = setup({ asOf: () => 100_000, intervalMs: 2 });
+    const stop = new AbortController();
+    const running = w.start(stop.signal);
+    while (puts.length < 40) await new Promise((r) => setTimeout(r, 5));
+    expect(getEventListeners(stop.signal, "abort").length).toBeLessThanOrEqual(1);
+    stop.abort();
+    await running;
   });
 });

@@ -66,9 +66,15 @@ export class HeartbeatWriter {
         // Right after the initial lists some watches are still being opened: look again soon
         // rather than leave consumers without a first heartbeat for a whole interval.
         const wait = !this.written && result === "withheld" ? Math.min(STARTUP_RETRY_MS, this.o.intervalMs) : this.o.intervalMs;
+        // The abort listener goes with its timer: one left per beat would pile up on the signal.
         await new Promise<void>((r) => {
-          const t = setTimeout(r, wait);
-          signal.addEventListener("abort", () => (clearTimeout(t), r()), { once: true });
+          const done = () => {
+            clearTimeout(t);
+            signal.removeEventListener("abort", done);
+            r();
+          };
+          const t = setTimeout(done, wait);
+          signal.addEventListener("abort", done, { once: true });
         });
       }
     })();
