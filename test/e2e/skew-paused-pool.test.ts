@@ -4,7 +4,7 @@
 // pool finish, update.completed arrives and the minor update is accepted.
 import { parseClusterSpec } from "@lockstep/cluster-sim";
 import { describe, expect, it } from "vitest";
-import { nodeRecords, startTestSystem, until } from "./system.js";
+import { describeCluster, nodeRecords, startTestSystem, until } from "./system.js";
 
 const SPEC = parseClusterSpec({
   name: "skew",
@@ -57,7 +57,10 @@ describe("whole system: pool lag against upgrades", () => {
 
       // Unpause: the pool finishes, update.completed for 4.15.15, Upgradeable=True, the minor is accepted.
       await t.env.sim.setPaused("infra", false);
-      await until("update.completed for 4.15.15", () => t.events.count("update.completed", (m) => m.version === "4.15.15") === 1, 300_000);
+      await until("update.completed for 4.15.15", () => t.events.count("update.completed", (m) => m.version === "4.15.15") === 1, 300_000).catch((err: Error) => {
+        // Seen once under a loaded CI run (a pool Degraded, then no change for minutes): say where the cluster stood.
+        throw new Error(`${err.message}\n${describeCluster(t.env)}`);
+      });
       await until("Upgradeable=True", () => condition(t.env.sim.world.get("co", "lockstep"), "Upgradeable")?.status === "True");
       const check = await t.clients.call(t.clients.skew, t.clients.skew.checkUpgrade, { targetVersion: "4.16.3", force: false });
       expect(check.allowed).toBe(true);

@@ -103,3 +103,19 @@ export function trackConcurrentUpdates(env: Environment): () => number {
   });
   return () => max;
 }
+
+/**
+ * One line per node (MCO state, desired vs current config, cordon, reason) and per held Lease, for a
+ * failure message: a stalled rollout then says where it stands.
+ */
+export function describeCluster(env: Environment): string {
+  const nodes = env.kube.store.entries(env.kube.store.registry.resolve("", "v1", "nodes")!).map((e) => e.obj as any);
+  const ann = (n: any, k: string) => n.metadata?.annotations?.[`machineconfiguration.openshift.io/${k}`] ?? "";
+  const lines = nodes.map((n) => {
+    const ready = (n.status?.conditions ?? []).find((c: any) => c.type === "Ready")?.status ?? "?";
+    const cfg = ann(n, "currentConfig") === ann(n, "desiredConfig") ? ann(n, "currentConfig") : `${ann(n, "currentConfig")} -> ${ann(n, "desiredConfig")}`;
+    return `  node ${n.metadata.name}: state=${ann(n, "state") || "-"} ready=${ready}${n.spec?.unschedulable ? " cordoned" : ""} config=${cfg}${ann(n, "reason") ? ` reason=${ann(n, "reason")}` : ""}`;
+  });
+  const leases = heldNodeLeases(env).map((l) => `  lease ${l.node}: ${l.holder}`);
+  return [...lines, ...(leases.length ? leases : ["  no node lease held"])].join("\n");
+}
