@@ -6,29 +6,13 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { eventually, processAlive as alive } from "@lockstep/launcher";
 import { afterAll, describe, expect, it } from "vitest";
 
 const demoMain = fileURLToPath(new URL("../../packages/demo/dist/main.js", import.meta.url));
 const runs = mkdtempSync(join(tmpdir(), "lockstep-e2e-demo-"));
 afterAll(() => rmSync(runs, { recursive: true, force: true }));
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function eventually(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return check();
-}
 
 /** Runs the demo; `onLine` sees every output line. Resolves with the exit code and all output. */
 function runDemo(name: string, onLine: (line: string, demo: ChildProcess) => void): Promise<{ code: number | null; signal: string | null; out: string }> {

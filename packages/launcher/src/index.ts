@@ -5,3 +5,4 @@ export * from "./services.js";
 export * from "./system.js";
 export * from "./guardian.js";
 export * from "./supervisor.js";
+export * from "./process-alive.js";
