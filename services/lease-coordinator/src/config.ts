@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { env, serviceConfigSchema } from "@lockstep/runtime";
 import { z } from "zod";
+import { DEFAULT_ACTS_FOR, type ActsFor } from "./admission/verdict.js";
 import { parseAuthMode, type AuthMode } from "./auth/lease-auth.js";
 import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "./policy/index.js";
 
@@ -18,6 +19,10 @@ import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "./po
  * | COORDINATOR_ID | this replica's name in events and logs | hostname |
  * | LEASE_AUTH | how callers prove who they are: `token` (bearer tokens, TokenReview), `mtls` (client certificates; needs GRPC_TLS_CA and GRPC_TLS_REQUIRE_CLIENT_CERT=true), `token,mtls` (a certificate from every caller; a token, when sent, names the caller), or `none` (anyone may act as any holder: local and test runs only) | token |
  * | LEASE_AUTH_CACHE_TTL | how long TokenReview and SubjectAccessReview answers are reused | 10s |
+ * | ADMISSION_TLS_CERT, ADMISSION_TLS_KEY | PEM files of the lease webhook's serving certificate; the webhook (HTTPS, POST /validate) runs only when both are set | (off) |
+ * | ADMISSION_PORT | the lease webhook's port | 9443 |
+ * | ADMISSION_BREAK_GLASS_GROUPS | groups whose requests the webhook always admits, audited (log and a warning.raised event) | lockstep:break-glass |
+ * | ADMISSION_ACTS_FOR | JSON list of `{ "subject": "<user>" or "group:<name>", "holders": [...] }`: requesters whose requests count as those holders' own (default: the machine-config controller and daemon act for each other) | (built in) |
  * | LEASE_AUTH_AUDIENCES | audiences a token must carry (TokenReview spec.audiences); empty means the API server's | (empty) |
  * | GRPC_PORT / HTTP_PORT | LeaseService / health and metrics | 9091 / 8091 |
  */
@@ -34,7 +39,19 @@ export const leaseCoordinatorConfigSchema = serviceConfigSchema({
   LEASE_AUTH: env.string().default("token"),
   LEASE_AUTH_CACHE_TTL: env.duration().default(10_000),
   LEASE_AUTH_AUDIENCES: env.list().default([]),
+  ADMISSION_TLS_CERT: env.string().optional(),
+  ADMISSION_TLS_KEY: env.string().optional(),
+  ADMISSION_PORT: env.port().default(9443),
+  ADMISSION_BREAK_GLASS_GROUPS: env.list().default(["lockstep:break-glass"]),
+  ADMISSION_ACTS_FOR: env.string().optional(),
 }).superRefine((c, ctx) => {
+  if ((c.ADMISSION_TLS_CERT === undefined) !== (c.ADMISSION_TLS_KEY === undefined)) {
+    ctx.addIssue({ code: "custom", path: [c.ADMISSION_TLS_CERT === undefined ? "ADMISSION_TLS_CERT" : "ADMISSION_TLS_KEY"], message: "ADMISSION_TLS_CERT and ADMISSION_TLS_KEY go together" });
+  }
+  if (c.ADMISSION_ACTS_FOR !== undefined) {
+    const r = parseActsFor(c.ADMISSION_ACTS_FOR);
+    if ("error" in r) ctx.addIssue({ code: "custom", path: ["ADMISSION_ACTS_FOR"], message: r.error });
+  }
   const auth = parseAuthMode(c.LEASE_AUTH);
   if ("error" in auth) ctx.addIssue({ code: "custom", path: ["LEASE_AUTH"], message: auth.error });
   else if (auth.mode !== "none" && auth.mode.mtls && !(c.GRPC_TLS_CA && c.GRPC_TLS_REQUIRE_CLIENT_CERT)) {
@@ -83,6 +100,28 @@ export function policyFromSettings(s: Settings): { policy: PolicyConfig; errors:
   });
   for (const e of policyErrors) errors.push(e.startsWith("namespace") ? `LEASE_NAMESPACE: ${e}` : `LEASE_POLICY: ${e}`);
   return { policy, errors };
+}
+
+/** ADMISSION_ACTS_FOR: a JSON list of { subject, holders }. */
+export function parseActsFor(text: string): { actsFor: ActsFor[] } | { error: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return { error: `not valid JSON (${(err as Error).message})` };
+  }
+  const ok = (a: any): a is ActsFor =>
+    a !== null && typeof a === "object" && typeof a.subject === "string" && a.subject !== "" && Array.isArray(a.holders) && a.holders.every((h: unknown) => typeof h === "string" && h !== "");
+  if (!Array.isArray(parsed) || !parsed.every(ok)) return { error: 'expected a list of { "subject": "<user>" or "group:<name>", "holders": ["<holder>", …] }' };
+  return { actsFor: parsed };
+}
+
+/** The webhook's acts-for rules: ADMISSION_ACTS_FOR, already validated, else the defaults. */
+export function actsForOf(config: Pick<LeaseCoordinatorConfig, "ADMISSION_ACTS_FOR">): ActsFor[] {
+  if (config.ADMISSION_ACTS_FOR === undefined) return DEFAULT_ACTS_FOR;
+  const r = parseActsFor(config.ADMISSION_ACTS_FOR);
+  if ("error" in r) throw new Error(`ADMISSION_ACTS_FOR: ${r.error}`);
+  return r.actsFor;
 }
 
 /** LEASE_AUTH, already validated by the schema. */

@@ -4,9 +4,12 @@ import { busOptionsFromConfig } from "@lockstep/bus";
 import { LeaseServiceService } from "@lockstep/contracts";
 import { loadKubeAccess } from "@lockstep/kube/lite";
 import { createLogger, createMetricsRegistry, loadConfigOrExit, readTlsFiles, Readiness, runMain, startGrpcServer, startHttpServer, stopOnAbort } from "@lockstep/runtime";
+import { readFileSync } from "node:fs";
+import { KubeNodeLookups } from "./admission/node-lookups.js";
+import { startLeaseWebhook } from "./admission/webhook.js";
 import { KubeReviewer } from "./auth/kube-reviews.js";
 import { LeaseAuth } from "./auth/lease-auth.js";
-import { authModeOf, coordinatorId, leaseCoordinatorConfigSchema, policyFromSettings } from "./config.js";
+import { actsForOf, authModeOf, coordinatorId, leaseCoordinatorConfigSchema, policyFromSettings } from "./config.js";
 import { createLeaseCoordinator } from "./runnable.js";
 
 const MAX_REQUEST_BYTES = 64 * 1024;
@@ -42,7 +45,32 @@ const grpc = await startGrpcServer({
 });
 logger.info({ http: http.port, grpc: grpc.port }, "lease-coordinator listening");
 
-await runMain([lc.runnable, stopOnAbort("grpc", () => grpc.stop(2_000)), stopOnAbort("http", () => http.stop())], {
+function readPem(variable: "ADMISSION_TLS_CERT" | "ADMISSION_TLS_KEY"): Buffer {
+  try {
+    return readFileSync(config[variable]!);
+  } catch (err) {
+    logger.fatal({ variable, err: (err as Error).message }, "cannot read the lease webhook's certificate");
+    process.exit(2);
+  }
+}
+
+// The lease webhook: refuses disruptive API requests on nodes another holder leases (admission/).
+const webhook =
+  config.ADMISSION_TLS_CERT !== undefined
+    ? await startLeaseWebhook({
+        tls: { cert: readPem("ADMISSION_TLS_CERT"), key: readPem("ADMISSION_TLS_KEY") },
+        port: config.ADMISSION_PORT,
+        policy: policyFromSettings(config).policy,
+        leaseOf: (node) => lc.leaseOf(node),
+        lookups: new KubeNodeLookups(kc),
+        actsFor: actsForOf(config),
+        breakGlassGroups: config.ADMISSION_BREAK_GLASS_GROUPS,
+        logger,
+        onBreakGlass: (node, message) => lc.auditBreakGlass(node, message),
+      })
+    : undefined;
+
+await runMain([lc.runnable, stopOnAbort("grpc", () => grpc.stop(2_000)), stopOnAbort("http", () => http.stop()), stopOnAbort("webhook", async () => webhook?.stop())], {
   logger,
   stopTimeoutMs: config.SHUTDOWN_TIMEOUT,
 });

@@ -10,7 +10,7 @@ import {
   type BusConnectionOptions,
   type StateProjections,
 } from "@lockstep/bus";
-import { Events, type LeaseServiceServer, type LeaseState } from "@lockstep/contracts";
+import { Events, type LeaseServiceServer, type LeaseState, type NodeLease } from "@lockstep/contracts";
 import type { KubeConfigLike } from "@lockstep/kube/lite";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
 import { describeStaleness, StateFreshness, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
@@ -20,6 +20,7 @@ import { buildView, indexCluster, leaseNodeOf, type ClusterIndex, type PolicyCon
 import { budgetStatus, BudgetStatusWriter } from "./service/budget-status.js";
 import { Coordinator, type EventSink } from "./service/coordinator.js";
 import { leaseService } from "./service/grpc.js";
+import { toOutgoing } from "./service/events.js";
 import { EventOutbox } from "./service/outbox.js";
 import { KubeLeaseApi } from "./store/kube-leases.js";
 import { LeaseIndex } from "./store/lease-index.js";
@@ -62,7 +63,13 @@ export interface LeaseCoordinator {
   /** Register with startGrpcServer; answers UNAVAILABLE until the state plane is synced. */
   service: LeaseServiceServer;
   runnable: Runnable;
+  /** The node's effective lease for the lease webhook, or why the view cannot be trusted now. */
+  leaseOf(node: string): NodeLease | undefined | { unavailable: string };
+  /** Publishes a break-glass override of a lease as a warning event (the webhook's audit). */
+  auditBreakGlass(node: string, message: string): void;
 }
+
+const STARTING = { unavailable: "the lease-coordinator is starting: the state plane is not synced yet" };
 
 export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordinator {
   let coordinator: Coordinator | undefined;
@@ -70,6 +77,8 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
   const { logger, policy } = o;
   const clock = o.clock ?? Date.now;
   const service = leaseService({ coordinator: () => coordinator, index: () => index, auth: o.auth, logger });
+  let leaseOf: LeaseCoordinator["leaseOf"] = () => STARTING;
+  let auditBreakGlass: LeaseCoordinator["auditBreakGlass"] = (node, message) => logger.warn({ node, message }, "break-glass not published: the coordinator is not serving");
 
   const runnable: Runnable = {
     name: "lease-coordinator",
@@ -163,6 +172,10 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         for (const l of cache.list("lease")) idx.fromPlane(l.namespace, l.name, l);
         index = idx;
         coordinator = c;
+        // A stale view may miss a lease: the webhook answers 503 then and its failurePolicy decides.
+        leaseOf = (node) => (freshness.fresh ? c.get(node) : { unavailable: describeStaleness(freshness.current()) });
+        auditBreakGlass = (node, message) =>
+          events.emit(toOutgoing([{ type: "warning.raised", node, message, warning: { code: "BreakGlass", node, message } }], { namespace: policy.namespace }));
         ready?.set(true);
         logger.info({ namespace: policy.namespace, leases: idx.size }, "lease-coordinator serving");
         o.onStarted?.(c, idx);
@@ -177,6 +190,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         for (const t of timers) clearInterval(t);
         coordinator = undefined;
         index = undefined;
+        leaseOf = () => STARTING;
         await budgets?.stop();
         cache?.stop();
         // Events of the last grants still go out (bounded), then retries stop.
@@ -186,5 +200,5 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       }
     },
   };
-  return { service, runnable };
+  return { service, runnable, leaseOf: (node) => leaseOf(node), auditBreakGlass: (node, message) => auditBreakGlass(node, message) };
 }

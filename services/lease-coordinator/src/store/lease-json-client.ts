@@ -12,8 +12,9 @@ export const CoordinationV1Api = "CoordinationV1Api" as const;
 export const CoreV1Api = "CoreV1Api" as const;
 export const AuthenticationV1Api = "AuthenticationV1Api" as const;
 export const AuthorizationV1Api = "AuthorizationV1Api" as const;
+export const CustomObjectsApi = "CustomObjectsApi" as const;
 
-type ApiName = typeof CoordinationV1Api | typeof CoreV1Api | typeof AuthenticationV1Api | typeof AuthorizationV1Api;
+type ApiName = typeof CoordinationV1Api | typeof CoreV1Api | typeof AuthenticationV1Api | typeof AuthorizationV1Api | typeof CustomObjectsApi;
 
 const GROUP_PATH = "/apis/coordination.k8s.io/v1";
 
@@ -26,6 +27,11 @@ export interface LeaseJsonClient {
 export interface NamespaceJsonClient {
   readNamespace(p: { name: string }): Promise<HttpResult>;
   createNamespace(p: { body: { metadata: { name: string } } }): Promise<HttpResult>;
+  readNamespacedPod(p: { name: string; namespace: string }): Promise<HttpResult>;
+}
+
+export interface CustomObjectsJsonClient {
+  getNamespacedCustomObject(p: { group: string; version: string; namespace: string; plural: string; name: string }): Promise<HttpResult>;
 }
 
 export interface TokenReviewJsonClient {
@@ -40,7 +46,12 @@ export function makeJsonApiClient(kc: KubeConfigLike, api: typeof CoordinationV1
 export function makeJsonApiClient(kc: KubeConfigLike, api: typeof CoreV1Api, maxSockets?: number): NamespaceJsonClient;
 export function makeJsonApiClient(kc: KubeConfigLike, api: typeof AuthenticationV1Api, maxSockets?: number): TokenReviewJsonClient;
 export function makeJsonApiClient(kc: KubeConfigLike, api: typeof AuthorizationV1Api, maxSockets?: number): AccessReviewJsonClient;
-export function makeJsonApiClient(kc: KubeConfigLike, api: ApiName, maxSockets?: number): LeaseJsonClient | NamespaceJsonClient | TokenReviewJsonClient | AccessReviewJsonClient {
+export function makeJsonApiClient(kc: KubeConfigLike, api: typeof CustomObjectsApi, maxSockets?: number): CustomObjectsJsonClient;
+export function makeJsonApiClient(
+  kc: KubeConfigLike,
+  api: ApiName,
+  maxSockets?: number,
+): LeaseJsonClient | NamespaceJsonClient | TokenReviewJsonClient | AccessReviewJsonClient | CustomObjectsJsonClient {
   const http = kubeHttp(kc, maxSockets);
   const enc = encodeURIComponent;
   switch (api) {
@@ -56,6 +67,12 @@ export function makeJsonApiClient(kc: KubeConfigLike, api: ApiName, maxSockets?:
       return {
         readNamespace: ({ name }) => http.request("GET", `/api/v1/namespaces/${enc(name)}`),
         createNamespace: ({ body }) => http.request("POST", "/api/v1/namespaces", body),
+        readNamespacedPod: ({ name, namespace }) => http.request("GET", `/api/v1/namespaces/${enc(namespace)}/pods/${enc(name)}`),
+      };
+    case CustomObjectsApi:
+      return {
+        getNamespacedCustomObject: ({ group, version, namespace, plural, name }) =>
+          http.request("GET", `/apis/${enc(group)}/${enc(version)}/namespaces/${enc(namespace)}/${enc(plural)}/${enc(name)}`),
       };
     case AuthenticationV1Api:
       return { createTokenReview: ({ body }) => http.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", body) };

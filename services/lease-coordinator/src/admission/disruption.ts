@@ -1,0 +1,72 @@
+// Which disruptive operation an admission request starts on which node. Pure: what needs another
+// object (the node of a pod being evicted, of a Machine, of a BareMetalHost) is returned as a
+// lookup for the I/O edge to answer. Annotation and field names are the upstream projects' own:
+// openshift/machine-config-operator (node annotations), openshift/api machine/v1beta1 and the
+// machine-api's delete-machine annotation, metal3-io/baremetal-operator (BareMetalHost).
+import type { OperationName } from "../policy/operations.js";
+import type { AdmissionRequest } from "./review.js";
+
+export const DESIRED_CONFIG = "machineconfiguration.openshift.io/desiredConfig";
+/** The machine-api deletes Machines carrying it first when a MachineSet scales down. */
+export const DELETE_MACHINE = "machine.openshift.io/delete-machine";
+
+/** A disruptive operation on a node known by name; `what` says it in words, for messages. */
+export interface NodeDisruption {
+  node: string;
+  operation: OperationName;
+  what: string;
+}
+
+export type Disruption =
+  | { kind: "none" }
+  | ({ kind: "node" } & NodeDisruption)
+  /** On the node a pod runs on (an eviction: the webhook looks the pod up). */
+  | { kind: "pod"; namespace: string; pod: string; operation: OperationName; what: string }
+  /** On the node of a BareMetalHost's consumer Machine, when its status does not say (looked up). */
+  | { kind: "machine"; namespace: string; machine: string; operation: OperationName; what: string };
+
+const annotation = (obj: any, key: string): string | undefined => {
+  const v = obj?.metadata?.annotations?.[key];
+  return typeof v === "string" ? v : undefined;
+};
+
+const nodeOfMachine = (m: any): string => (typeof m?.status?.nodeRef?.name === "string" ? m.status.nodeRef.name : "");
+
+/** The disruption `req` would start, if any. */
+export function classify(req: AdmissionRequest): Disruption {
+  const { group, resource, subResource, operation } = req;
+  if (group === "" && resource === "nodes" && subResource === "") {
+    if (operation === "DELETE") return { kind: "node", node: req.name, operation: "Deprovision", what: `delete node ${req.name}` };
+    if (operation !== "UPDATE") return { kind: "none" };
+    const before = annotation(req.oldObject, DESIRED_CONFIG);
+    const after = annotation(req.object, DESIRED_CONFIG);
+    if (after !== undefined && after !== before) {
+      return { kind: "node", node: req.name, operation: "Update", what: `start an update of ${req.name} (${DESIRED_CONFIG} ${before ?? "unset"} → ${after})` };
+    }
+    if (req.object?.spec?.unschedulable === true && req.oldObject?.spec?.unschedulable !== true) {
+      return { kind: "node", node: req.name, operation: "Drain", what: `cordon ${req.name}` };
+    }
+    return { kind: "none" };
+  }
+  if (group === "" && resource === "pods" && subResource === "eviction" && operation === "CREATE") {
+    return { kind: "pod", namespace: req.namespace, pod: req.name, operation: "Drain", what: `evict pod ${req.namespace}/${req.name}` };
+  }
+  if (group === "machine.openshift.io" && resource === "machines" && subResource === "") {
+    const machine = operation === "DELETE" ? req.oldObject : req.object;
+    const node = nodeOfMachine(machine);
+    const named = `${req.namespace}/${req.name}`;
+    if (operation === "DELETE") return node ? { kind: "node", node, operation: "Deprovision", what: `delete machine ${named}` } : { kind: "none" };
+    if (operation === "UPDATE" && annotation(req.object, DELETE_MACHINE) !== undefined && annotation(req.oldObject, DELETE_MACHINE) === undefined) {
+      return node ? { kind: "node", node, operation: "Deprovision", what: `mark machine ${named} for deletion (${DELETE_MACHINE})` } : { kind: "none" };
+    }
+    return { kind: "none" };
+  }
+  if (group === "metal3.io" && resource === "baremetalhosts" && subResource === "" && operation === "UPDATE") {
+    if (req.object?.spec?.online !== false || req.oldObject?.spec?.online === false) return { kind: "none" };
+    const consumer = req.object?.spec?.consumerRef;
+    const what = `power off bare-metal host ${req.namespace}/${req.name}`;
+    if (consumer?.kind !== "Machine" || typeof consumer.name !== "string") return { kind: "none" };
+    return { kind: "machine", namespace: typeof consumer.namespace === "string" ? consumer.namespace : req.namespace, machine: consumer.name, operation: "PowerOff", what };
+  }
+  return { kind: "none" };
+}

@@ -1,0 +1,148 @@
+// The lease webhook: a validating admission webhook (HTTPS, admission.k8s.io/v1 AdmissionReview at
+// /validate) that refuses a disruptive request on a node leased by another holder. It reads the
+// coordinator's own lease view; while that view is not trustworthy (not synced, or the state plane
+// stale) it answers 503, so the webhook's failurePolicy decides, as for any webhook that is down.
+import { createServer, type Server } from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { NodeLease } from "@lockstep/contracts";
+import type { Logger } from "pino";
+import type { PolicyConfig } from "../policy/config.js";
+import { classify, type NodeDisruption } from "./disruption.js";
+import type { NodeLookups } from "./node-lookups.js";
+import { admissionResponse, parseAdmissionReview, type AdmissionRequest } from "./review.js";
+import { requesterOf, verdict, type ActsFor } from "./verdict.js";
+
+/** An AdmissionReview is at most a few objects; kube-apiserver itself caps requests at 3 MiB. */
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export type ReviewOutcome = "allowed" | "refused" | "break-glass" | "not-disruptive" | "error";
+
+export interface LeaseWebhookOptions {
+  tls: { cert: Buffer | string; key: Buffer | string };
+  port: number;
+  host?: string;
+  policy: PolicyConfig;
+  /** The node's effective lease, or an error text while the view cannot be trusted. */
+  leaseOf(node: string): NodeLease | undefined | { unavailable: string };
+  lookups: NodeLookups;
+  actsFor: readonly ActsFor[];
+  breakGlassGroups: readonly string[];
+  logger: Logger;
+  /** A break-glass override, for the event log. */
+  onBreakGlass?(node: string, message: string): void;
+  onReview?(outcome: ReviewOutcome, seconds: number): void;
+  clock?: () => number;
+}
+
+export interface LeaseWebhook {
+  port: number;
+  stop(): Promise<void>;
+}
+
+class HttpFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The body, or a 413 once it passes the bound: the rest is read and dropped so the answer reaches the sender. */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(c);
+      else if (size > 4 * MAX_BODY_BYTES) req.destroy(); // a sender that never stops is cut off
+    });
+    req.on("end", () => (size > MAX_BODY_BYTES ? reject(new HttpFailure(413, `request body over ${MAX_BODY_BYTES} bytes`)) : resolve(Buffer.concat(chunks))));
+    req.on("error", reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: object | string): void {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  res.writeHead(status, { "content-type": typeof body === "string" ? "text/plain; charset=utf-8" : "application/json" });
+  res.end(text);
+}
+
+/** The node a request disrupts and how, or undefined when it disrupts none. */
+async function disruptedNode(req: AdmissionRequest, lookups: NodeLookups): Promise<NodeDisruption | undefined> {
+  const d = classify(req);
+  if (d.kind === "none") return undefined;
+  if (d.kind === "node") return d;
+  const node = d.kind === "pod" ? await lookups.podNode(d.namespace, d.pod) : await lookups.machineNode(d.namespace, d.machine);
+  return node === undefined ? undefined : { node, operation: d.operation, what: d.what };
+}
+
+export async function startLeaseWebhook(o: LeaseWebhookOptions): Promise<LeaseWebhook> {
+  const clock = o.clock ?? Date.now;
+
+  const review = async (req: AdmissionRequest): Promise<{ outcome: ReviewOutcome; answer: object }> => {
+    const found = await disruptedNode(req, o.lookups);
+    if (found === undefined) return { outcome: "not-disruptive", answer: admissionResponse(req.uid, { allowed: true }) };
+    const lease = o.leaseOf(found.node);
+    if (lease !== undefined && "unavailable" in lease) throw new HttpFailure(503, lease.unavailable);
+    const v = verdict(found, lease, requesterOf(req.userInfo, o.actsFor, o.breakGlassGroups), clock(), o.policy);
+    if (!v.allowed) {
+      o.logger.info({ node: found.node, user: req.userInfo.username, resource: req.resource, subResource: req.subResource, name: req.name, dryRun: req.dryRun }, "admission refused: node leased by another holder");
+      return { outcome: "refused", answer: admissionResponse(req.uid, { allowed: false, message: v.message }) };
+    }
+    if (v.audit !== undefined) {
+      o.logger.warn({ node: found.node, user: req.userInfo.username, groups: req.userInfo.groups, audit: v.audit, dryRun: req.dryRun }, "admission allowed by break-glass");
+      if (!req.dryRun) o.onBreakGlass?.(found.node, v.audit);
+      return { outcome: "break-glass", answer: admissionResponse(req.uid, { allowed: true, warnings: [v.audit] }) };
+    }
+    return { outcome: "allowed", answer: admissionResponse(req.uid, { allowed: true }) };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const start = process.hrtime.bigint();
+    let outcome: ReviewOutcome = "error";
+    try {
+      const path = (req.url ?? "").split("?")[0];
+      if (path === "/healthz") return send(res, 200, "ok");
+      if (path !== "/validate") throw new HttpFailure(404, `no such path ${path}; the webhook serves POST /validate`);
+      if (req.method !== "POST") throw new HttpFailure(405, "POST an admission.k8s.io/v1 AdmissionReview");
+      let body: unknown;
+      try {
+        body = JSON.parse((await readBody(req)).toString("utf8"));
+      } catch (err) {
+        if (err instanceof HttpFailure) throw err;
+        throw new HttpFailure(400, `the body is not JSON: ${(err as Error).message}`);
+      }
+      const parsed = parseAdmissionReview(body);
+      if (!parsed.ok) throw new HttpFailure(400, parsed.error);
+      const r = await review(parsed.request);
+      outcome = r.outcome;
+      send(res, 200, r.answer);
+    } catch (err) {
+      const status = err instanceof HttpFailure ? err.status : 500;
+      req.resume(); // an unread body is dropped, or the sender sees a broken pipe instead of the answer
+      if (status >= 500) o.logger.warn({ err: (err as Error).message }, "admission review failed");
+      send(res, status, (err as Error).message);
+    } finally {
+      o.onReview?.(outcome, Number(process.hrtime.bigint() - start) / 1e9);
+    }
+  };
+
+  const server: Server = createServer({ cert: o.tls.cert, key: o.tls.key }, (req, res) => void handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.port, o.host ?? "0.0.0.0", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  o.logger.info({ port }, "lease webhook listening");
+  return {
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

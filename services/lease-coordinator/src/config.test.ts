@@ -1,0 +1,37 @@
+import { parseConfig } from "@lockstep/runtime";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_ACTS_FOR } from "./admission/verdict.js";
+import { actsForOf, authModeOf, leaseCoordinatorConfigSchema } from "./config.js";
+
+const base = { NATS_URL: "nats://127.0.0.1:4222" };
+const errorsOf = (env: Record<string, string>) => {
+  const r = parseConfig(leaseCoordinatorConfigSchema, { ...base, ...env });
+  return r.ok ? [] : r.errors;
+};
+
+describe("lease-coordinator config", () => {
+  it("authenticates with tokens unless told otherwise, and has no webhook without a certificate", () => {
+    const r = parseConfig(leaseCoordinatorConfigSchema, base);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(authModeOf(r.config)).toEqual({ token: true, mtls: false });
+    expect(r.config.ADMISSION_TLS_CERT).toBeUndefined();
+    expect(actsForOf(r.config)).toEqual(DEFAULT_ACTS_FOR);
+  });
+
+  it("lists every problem of LEASE_AUTH and ADMISSION_* at once", () => {
+    const errors = errorsOf({ LEASE_AUTH: "basic", ADMISSION_TLS_CERT: "/x.crt", ADMISSION_ACTS_FOR: '[{"subject":""}]' });
+    expect(errors.join("\n")).toMatch(/LEASE_AUTH.*"basic" is not "none" or a comma list/);
+    expect(errors.join("\n")).toMatch(/ADMISSION_TLS_KEY.*go together/);
+    expect(errors.join("\n")).toMatch(/ADMISSION_ACTS_FOR.*expected a list/);
+  });
+
+  it("needs mutual TLS for mtls", () => {
+    expect(errorsOf({ LEASE_AUTH: "mtls" }).join("\n")).toMatch(/mtls needs GRPC_TLS_CERT, GRPC_TLS_KEY, GRPC_TLS_CA and GRPC_TLS_REQUIRE_CLIENT_CERT=true/);
+  });
+
+  it("reads acts-for rules", () => {
+    const r = parseConfig(leaseCoordinatorConfigSchema, { ...base, ADMISSION_ACTS_FOR: '[{"subject":"group:ops","holders":["alice"]}]' });
+    expect(r.ok && actsForOf(r.config)).toEqual([{ subject: "group:ops", holders: ["alice"] }]);
+  });
+});
