@@ -10,12 +10,14 @@ import { benchStatusAggregator } from "./status-aggregator.js";
 import { benchServiceIdle } from "./service-idle.bench.js";
 import { benchSystem } from "./system.bench.js";
 import { benchWatcher } from "./watcher.bench.js";
+import { benchWebhook } from "./webhook.bench.js";
 
 const benches: Array<[string, () => Promise<BenchResult[]>]> = [
   ["kube-sim", benchKubeSim],
   ["watcher", benchWatcher],
   ["status-aggregator", benchStatusAggregator],
   ["lease", benchLease],
+  ["webhook", benchWebhook],
   ["cluster-sim", benchClusterSim],
   ["service-idle", benchServiceIdle],
   ["system", benchSystem],

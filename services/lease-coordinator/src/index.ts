@@ -7,3 +7,6 @@ export * as policy from "./policy/index.js";
 export { makeJsonApiClient } from "./store/lease-json-client.js";
 export { LeaseAuth, AuthError, parseAuthMode, type AuthMode, type LeaseVerb } from "./auth/lease-auth.js";
 export { KubeReviewer, type Reviewer } from "./auth/kube-reviews.js";
+export { startLeaseWebhook, type LeaseWebhook, type LeaseWebhookOptions } from "./admission/webhook.js";
+export { DEFAULT_ACTS_FOR } from "./admission/verdict.js";
+export { DESIRED_CONFIG } from "./admission/disruption.js";
