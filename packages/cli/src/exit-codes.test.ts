@@ -20,6 +20,11 @@ describe("grpcFailure", () => {
     expect(e.message).toContain("the message");
   });
 
+  it("drops grpc-js's empty resolution note", () => {
+    const e = grpcFailure(err(status.UNAVAILABLE, "No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:1. Resolution note: "), "lease-coordinator", "127.0.0.1:1");
+    expect(e.message).toBe("cannot reach the lease-coordinator at 127.0.0.1:1: No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:1.");
+  });
+
   it("gives every kind of outcome its own code", () => {
     expect(new Set(Object.values(EXIT)).size).toBe(Object.values(EXIT).length);
   });

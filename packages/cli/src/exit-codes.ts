@@ -27,7 +27,8 @@ export class CliError extends Error {
 
 /** A gRPC failure as the CliError a user should see: what `server` (named `who`) said, and its exit code. */
 export function grpcFailure(err: ServiceError, who: string, server: string): CliError {
-  const said = err.details || err.message;
+  // grpc-js ends a connection failure with an empty "Resolution note:" when it has none.
+  const said = (err.details || err.message).replace(/\s*Resolution note:\s*$/, "");
   switch (err.code) {
     case GrpcStatus.UNAVAILABLE:
     case GrpcStatus.DEADLINE_EXCEEDED:

@@ -1,6 +1,6 @@
 import { OperationType, type NodeLease } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
-import { formatLeases, formatWarnings, parseDurationArg, parseOperationArg } from "./leases.js";
+import { formatLeases, formatWarnings, leasesAsData, parseDurationArg, parseOperationArg } from "./leases.js";
 
 const lease = (fields: Partial<NodeLease>): NodeLease => ({
   node: "w1", namespace: "lockstep-leases", leaseName: "w1", holder: "alice", operation: OperationType.OPERATION_TYPE_MAINTENANCE, reason: "disk",
@@ -41,6 +41,11 @@ describe("lockstep leases", () => {
     );
     expect(text).toMatch(/w3\s+Update\s+mcd\/w3\s+2h0m\s+3600s\s+alice \(Maintenance\) 40s ago\s+rendered-worker-3/);
     expect(text).toMatch(/w4\s+Update\s+mcd\/w4\s+2h0m\s+3600s\s+asked: bob \(Maintenance\)\s+rendered-worker-3/);
+  });
+
+  it("gives -o json the list even when empty, with operations and times as the API spells them", () => {
+    expect(leasesAsData([])).toEqual({ leases: [] });
+    expect(leasesAsData([lease({})]).leases[0]).toMatchObject({ node: "w1", holder: "alice", operation: "OPERATION_TYPE_MAINTENANCE", acquireTime: "2026-11-21T10:00:00.000Z", durationSeconds: 3600 });
   });
 
   it("prints warnings with code and node", () => {

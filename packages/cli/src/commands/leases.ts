@@ -4,16 +4,17 @@
 import * as grpc from "@grpc/grpc-js";
 import {
   LeaseServiceClient,
+  NodeLease,
   OperationType,
-  type AcquireResponse,
+  Warning,
   type ListResponse,
-  type NodeLease,
   type PreflightUpgradeResponse,
+  type AcquireResponse,
   type ReleaseResponse,
-  type Warning,
 } from "@lockstep/contracts";
 import { toOperationType } from "@lockstep/lease-client";
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { stringify } from "yaml";
 import { callMetadata, channelCredentials, type ConnectionFlags } from "../connection.js";
 import { CliError, EXIT, grpcFailure } from "../exit-codes.js";
 
@@ -116,6 +117,18 @@ const KUBECONFIG_HELP = "kubeconfig whose current user's token is sent (default 
 const HOLDER_HELP = "holder name: with authentication your identity (the default) or <identity>/<suffix>; without, any name";
 
 type Flags = ConnectionFlags & { server?: string };
+type Output = "json" | "yaml";
+
+const outputOption = () => new Option("-o, --output <format>", "structured output instead of text").choices(["json", "yaml"]);
+
+/** `-o json|yaml` of `leases`: the list always present, each lease in its protobuf JSON form. */
+export function leasesAsData(leases: readonly NodeLease[]): { leases: unknown[] } {
+  return { leases: leases.map((l) => NodeLease.toJSON(l)) };
+}
+
+function structured(value: unknown, output: Output): string {
+  return output === "json" ? `${JSON.stringify(value, null, 2)}\n` : stringify(value);
+}
 
 function connectionOptions(cmd: Command): Command {
   return cmd.option("--server <addr>", SERVER_HELP).option("--token <token>", TOKEN_HELP).option("--kubeconfig <file>", KUBECONFIG_HELP);
@@ -125,9 +138,10 @@ export function register(program: Command): void {
   connectionOptions(program.command("leases").description("list node leases held now (Lockstep's and foreign ones)"))
     .option("--operation <op>", "only this operation", parseOperationArg)
     .option("--pool <name>", "only nodes of this pool")
-    .action(async (flags: Flags & { operation?: OperationType; pool?: string }) => {
+    .addOption(outputOption())
+    .action(async (flags: Flags & { operation?: OperationType; pool?: string; output?: Output }) => {
       const res = await rpc<ListResponse>(flags, "list", { operation: flags.operation ?? OperationType.OPERATION_TYPE_UNSPECIFIED, pool: flags.pool ?? "" });
-      process.stdout.write(formatLeases(res.leases));
+      process.stdout.write(flags.output ? structured(leasesAsData(res.leases), flags.output) : formatLeases(res.leases));
     });
 
   const lease = program.command("lease").description("acquire or release a node lease");
@@ -166,11 +180,12 @@ export function register(program: Command): void {
       process.stdout.write(`released ${node}\n`);
     });
 
-  connectionOptions(program.command("preflight [version]").description("before an upgrade: nodes under maintenance or otherwise held, and budgets that block")).action(
-    async (version: string | undefined, flags: Flags) => {
+  connectionOptions(program.command("preflight [version]").description("before an upgrade: nodes under maintenance or otherwise held, and budgets that block"))
+    .addOption(outputOption())
+    .action(async (version: string | undefined, flags: Flags & { output?: Output }) => {
       const res = await rpc<PreflightUpgradeResponse>(flags, "preflightUpgrade", { targetVersion: version ?? "" });
-      if (res.warnings.length === 0) process.stdout.write(`No warnings${version ? ` for an upgrade to ${version}` : ""}: no node is held.\n`);
+      if (flags.output) process.stdout.write(structured({ warnings: res.warnings.map((w) => Warning.toJSON(w)), held: res.held.map((l) => NodeLease.toJSON(l)) }, flags.output));
+      else if (res.warnings.length === 0) process.stdout.write(`No warnings${version ? ` for an upgrade to ${version}` : ""}: no node is held.\n`);
       else process.stdout.write(formatWarnings(res.warnings));
-    },
-  );
+    });
 }
