@@ -9,7 +9,7 @@ import { createTestPki, hasOpenssl, type TestPki } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeReviewer } from "../src/auth/kube-reviews.js";
 import { LeaseAuth } from "../src/auth/lease-auth.js";
-import { holdersInApi, startWorld, type World } from "./harness.js";
+import { grpcError, holdersInApi, startWorld, type World } from "./harness.js";
 
 const ADMIN = "kube-admin-token";
 const MCD_NS = "openshift-machine-config-operator";
@@ -49,12 +49,9 @@ function acquireAs(client: LeaseServiceClient, token: string | undefined, fields
   return callAs(client, "acquire", { operation: OperationType.OPERATION_TYPE_MAINTENANCE, holder: "", reason: "disk swap", durationSeconds: 600, waitSeconds: 0, force: false, ...fields }, token);
 }
 
+/** The code and details a call is refused with. */
 async function refusal(p: Promise<unknown>): Promise<{ code: number; details: string }> {
-  const err = (await p.then(
-    () => undefined,
-    (e: grpc.ServiceError) => e,
-  )) as grpc.ServiceError | undefined;
-  if (!err) throw new Error("expected the call to be refused");
+  const err = await grpcError(p);
   return { code: err.code, details: err.details };
 }
 

@@ -232,3 +232,13 @@ export async function holdersInApi(world: World): Promise<Map<string, string>> {
 export function eventsOf(world: World, fact: string): any[] {
   return world.events.filter((e) => e.subject.endsWith(`.${fact}`)).map((e) => e.message);
 }
+
+/** The gRPC error a call fails with; throws when it succeeds. */
+export async function grpcError(p: Promise<unknown>): Promise<grpc.ServiceError> {
+  try {
+    await p;
+  } catch (err) {
+    return err as grpc.ServiceError;
+  }
+  throw new Error("expected the call to fail");
+}

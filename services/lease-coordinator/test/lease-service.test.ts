@@ -4,7 +4,7 @@ import * as grpc from "@grpc/grpc-js";
 import { OperationType, type AcquireResponse, type GetResponse, type ListResponse, type PreflightUpgradeResponse, type ReleaseResponse, type WatchResponse } from "@lockstep/contracts";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquire, call, eventsOf, holdersInApi, nodeUid, NS, startWorld, type World } from "./harness.js";
+import { acquire, call, eventsOf, grpcError, holdersInApi, nodeUid, NS, startWorld, type World } from "./harness.js";
 
 const { UPDATE, FENCE, MAINTENANCE, DEPROVISION, REBOOT } = {
   UPDATE: OperationType.OPERATION_TYPE_UPDATE,
@@ -29,15 +29,6 @@ afterAll(async () => {
 });
 
 const client = () => world.replicas[0]!.client;
-
-async function grpcError(p: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as grpc.ServiceError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("LeaseService", () => {
   it("grants a free node and records operation, reason and owner on the Lease", async () => {

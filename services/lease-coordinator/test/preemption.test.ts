@@ -5,7 +5,7 @@ import * as grpc from "@grpc/grpc-js";
 import { OperationType, type GetResponse, type ListResponse, type WatchResponse } from "@lockstep/contracts";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquire, call, eventsOf, holdersInApi, NS, startWorld, type World } from "./harness.js";
+import { acquire, call, eventsOf, grpcError, holdersInApi, NS, startWorld, type World } from "./harness.js";
 
 const { UPDATE, MAINTENANCE } = { UPDATE: OperationType.OPERATION_TYPE_UPDATE, MAINTENANCE: OperationType.OPERATION_TYPE_MAINTENANCE };
 
@@ -20,15 +20,6 @@ afterAll(async () => {
 });
 
 const client = () => world.replicas[0]!.client;
-
-async function grpcError(p: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as grpc.ServiceError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("preemption", () => {
   it("force → PreemptionPending and a mark the holder sees on Watch, Get and List; lease.preempted once; renew refused as Preempted; release hands over", async () => {
