@@ -249,6 +249,7 @@ export async function handleResource(
       const review: AdmissionRequest = {
         ...reviewOf(t, r, "CREATE", eviction, undefined, user, dryRun, metaOptions("CreateOptions", { dryRun: dryRun ? ["All"] : undefined }), "eviction"),
         kind: { group: group || "policy", version: version || "v1", kind: "Eviction" },
+        object: eviction,
         name,
         namespace: ns!,
       };
