@@ -413,6 +413,25 @@ describe.skipIf(!hasOpenssl())("validating admission webhooks", () => {
     expect((await call(sim, "GET", "/healthz")).status).toBe(200);
   });
 
+  it("an object changed while its webhooks run is admitted again from the new state (GuaranteedUpdate retry)", async () => {
+    let first = true;
+    decide = (r) => {
+      if (!first) return { allowed: true };
+      first = false;
+      // While the first review is in flight, someone else updates the node; the answer comes late.
+      const nodes = sim.store.registry.get("", "nodes")!;
+      const cur = sim.store.get(nodes, undefined, "worker-1").obj;
+      sim.store.update(nodes, undefined, "worker-1", { ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata!.labels, racer: "yes" } } });
+      return { http: { delayMs: 100, body: respond(r, { allowed: true }).http.body } };
+    };
+    await configure({});
+    const node = await annotate("worker-1", { "example.com/mine": "yes" });
+    expect(node.metadata?.labels?.racer).toBe("yes");
+    expect(node.metadata?.annotations?.["example.com/mine"]).toBe("yes");
+    expect(received).toHaveLength(2);
+    expect(received[1]!.request.oldObject.metadata.labels.racer).toBe("yes");
+  });
+
   it("dryRun requests are sent with dryRun true and store nothing", async () => {
     await configure({ rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }] });
     await core.createNamespacedConfigMap({ namespace: NS, dryRun: "All", body: { metadata: { name: "dry" } } });
