@@ -77,17 +77,19 @@ function reviewOf(
   dryRun: boolean,
   options: Record<string, unknown>,
   subresource = r.subresource ?? "",
+  requestedName?: string,
 ): AdmissionRequest {
   const apiVersion = apiVersionOf(t.group, r.version);
   const asRequested = (o: KubeObject | undefined) => (o && o.apiVersion !== apiVersion ? { ...o, apiVersion } : o);
-  const name = (object ?? oldObject)?.metadata?.name ?? r.name ?? "";
+  // On CREATE the name is the one the client sent: empty under generateName, as upstream.
+  const name = operation === "CREATE" && requestedName !== undefined ? requestedName : ((object ?? oldObject)?.metadata?.name ?? r.name ?? "");
   const isNamespace = t.group === "" && t.plural === "namespaces";
   return {
     operation,
     resource: { group: t.group, version: r.version, resource: t.plural },
     subresource,
     kind: { group: t.group, version: r.version, kind: t.kind },
-    namespace: isNamespace ? name : t.namespaced ? (r.namespace ?? "") : "",
+    namespace: isNamespace ? ((object ?? oldObject)?.metadata?.name ?? name) : t.namespaced ? ((object ?? oldObject)?.metadata?.namespace ?? r.namespace ?? "") : "",
     name,
     object: asRequested(object),
     oldObject: asRequested(oldObject),
@@ -214,7 +216,18 @@ export async function handleResource(
         : await admitted(ctx, res, () => {
             const prepared = store.create(t, ns, body, { dryRun: true });
             return {
-              review: reviewOf(t, r, "CREATE", prepared.obj, undefined, user, dryRun, metaOptions("CreateOptions", { dryRun: dryRun ? ["All"] : undefined, fieldManager })),
+              review: reviewOf(
+                t,
+                r,
+                "CREATE",
+                prepared.obj,
+                undefined,
+                user,
+                dryRun,
+                metaOptions("CreateOptions", { dryRun: dryRun ? ["All"] : undefined, fieldManager }),
+                undefined,
+                isPlainObject(body) && isPlainObject(body.metadata) && typeof body.metadata.name === "string" ? body.metadata.name : "",
+              ),
               commit: () => (dryRun ? prepared : store.insertPrepared(t, prepared.obj)),
             };
           });
@@ -229,7 +242,7 @@ export async function handleResource(
         const itemName = e.obj.metadata!.name!;
         try {
           if (!admissionOn(ctx)) store.delete(t, itemNs, itemName, opts);
-          else await admitDelete(ctx, res, t, { ...r, name: itemName }, itemNs, itemName, opts, user);
+          else await admitDelete(ctx, res, t, { ...r, name: itemName, namespace: itemNs }, itemNs, itemName, opts, user);
         } catch (err) {
           if (!(err instanceof KubeError && err.code === 404)) throw err;
         }

@@ -432,6 +432,16 @@ describe.skipIf(!hasOpenssl())("validating admission webhooks", () => {
     expect(received[1]!.request.oldObject.metadata.labels.racer).toBe("yes");
   });
 
+  it("a CREATE under generateName is reviewed with an empty name (the object has the generated one); a cluster-wide deletecollection names each object's namespace", async () => {
+    await configure({ rules: [{ operations: ["CREATE", "DELETE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }] });
+    const cm = await core.createNamespacedConfigMap({ namespace: NS, body: { metadata: { generateName: "gen-" } } });
+    expect(received[0]!.request.name).toBeUndefined();
+    expect(received[0]!.request.object.metadata.name).toBe(cm.metadata?.name);
+    const res = await call(sim, "DELETE", "/api/v1/configmaps");
+    expect(res.status).toBe(200);
+    expect(received.slice(1).map((r) => [r.request.operation, r.request.namespace, r.request.name])).toContainEqual(["DELETE", NS, cm.metadata?.name]);
+  });
+
   it("dryRun requests are sent with dryRun true and store nothing", async () => {
     await configure({ rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }] });
     await core.createNamespacedConfigMap({ namespace: NS, dryRun: "All", body: { metadata: { name: "dry" } } });
