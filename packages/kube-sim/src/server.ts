@@ -338,6 +338,16 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
           const objs = items.flatMap((x) => parseObjects(JSON.stringify(x), "request body"));
           return sendJson(res, 200, { loaded: seedObjects(store, objs) });
         }
+        case "GET /_sim/admission": {
+          // Webhook calls for tests of a separate kube-sim process; `?requests=true` adds the reviews sent.
+          const full = q.get("requests") === "true";
+          const only = q.get("denials") === "true";
+          const calls = (only ? ctx.admission!.denials() : ctx.admission!.calls).map((c) => (full ? c : { ...c, request: undefined }));
+          return sendJson(res, 200, { calls });
+        }
+        case "DELETE /_sim/admission":
+          ctx.admission!.clear();
+          return sendJson(res, 200, { calls: [] });
         case "GET /_sim/stats":
           return sendJson(res, 200, {
             resourceVersion: store.resourceVersion,

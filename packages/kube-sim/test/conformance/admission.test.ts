@@ -217,6 +217,9 @@ describe.skipIf(!hasOpenssl())("validating admission webhooks", () => {
     // The final object: what is then stored (same resourceVersion base, uid, timestamps).
     expect(allowed!.object.metadata.uid).toBe(node.metadata?.uid);
     expect(sim.admission.denials().map((c) => [c.webhook, c.outcome, c.code])).toEqual([["lease-0.lockstep.io", "denied", 403]]);
+    const viaHttp = await call(sim, "GET", "/_sim/admission?denials=true");
+    expect(viaHttp.json.calls).toMatchObject([{ webhook: "lease-0.lockstep.io", outcome: "denied", code: 403, name: "worker-0", operation: "UPDATE" }]);
+    expect(viaHttp.json.calls[0].request).toBeUndefined();
     expect(sim.admission.calls.map((c) => c.outcome)).toEqual(["denied", "allowed"]);
   });
 
