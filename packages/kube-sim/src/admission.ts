@@ -10,7 +10,7 @@ import { isPlainObject } from "./json.js";
 import { matchingWebhooks, type AdmissionAttributes, type GroupVersionKind, type GroupVersionResource } from "./admission-match.js";
 import type { UserInfo } from "./rbac.js";
 import type { Entry, Store } from "./store.js";
-import type { KubeObject } from "./types.js";
+import { splitApiVersion, type KubeObject } from "./types.js";
 import { ADMISSION_GROUP, parseConfiguration, type ServiceReference, type ValidatingWebhook } from "./webhook-config.js";
 
 export interface AdmissionOptions {
@@ -225,7 +225,7 @@ export class Admission {
     if (!isPlainObject(response)) return invalid("webhook response was absent");
     if (response.uid !== uid) return invalid(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(String(response.uid ?? ""))}`);
     if (review.apiVersion !== "admission.k8s.io/v1" || review.kind !== "AdmissionReview") {
-      const { group, version } = splitGv(String(review.apiVersion ?? ""));
+      const { group, version } = splitApiVersion(String(review.apiVersion ?? ""));
       const got = `${group ? `${group}/` : ""}${version}, Kind=${String(review.kind ?? "")}`;
       return invalid(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${got}`);
     }
@@ -258,11 +258,6 @@ function reviewUser(u: UserInfo): Record<string, unknown> {
     ...(u.groups.length ? { groups: u.groups } : {}),
     ...(u.extra && Object.keys(u.extra).length ? { extra: u.extra } : {}),
   };
-}
-
-function splitGv(apiVersion: string): { group: string; version: string } {
-  const i = apiVersion.lastIndexOf("/");
-  return i < 0 ? { group: "", version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
 }
 
 /** `Warning` header values for webhook warnings: `299 - "<text>"`, quoted like Go's warning writer. */

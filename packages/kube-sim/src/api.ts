@@ -14,7 +14,7 @@ import { review, tokenRequest, type ReviewContext } from "./reviews.js";
 import type { Route } from "./router.js";
 import { parseFieldSelector, parseLabelSelector, type Filter } from "./selectors.js";
 import { entryJson, type DeleteOptions, type DeleteResult, type Entry, type Store, type WriteResult } from "./store.js";
-import { apiVersionOf, type KubeObject, type ResourceType } from "./types.js";
+import { apiVersionOf, splitApiVersion, type KubeObject, type ResourceType } from "./types.js";
 import { startStream, WatchStream, writeErrorEvent } from "./watch-stream.js";
 
 export type ResourceRoute = Extract<Route, { kind: "resource" }>;
@@ -44,17 +44,29 @@ interface Prepared<T> {
  * again from the start if the object changed meanwhile (GuaranteedUpdate's retry).
  */
 async function admitted<T>(ctx: ApiContext, res: ServerResponse, prepare: () => Prepared<T>): Promise<T> {
+  const earlier = warningsOf(res);
   for (let attempt = 0; ; attempt++) {
     const p = prepare();
     const { warnings, error } = await ctx.admission!.validate(p.review);
-    const h = warningHeaders(warnings);
-    if (h.Warning) res.setHeader("Warning", h.Warning);
-    else res.removeHeader("Warning");
+    setWarnings(res, earlier, warnings);
     if (error) throw error;
     const out = p.commit();
     if (out !== undefined) return out;
     if (attempt >= 20) throw new KubeError(failure(409, "the object kept changing while admission webhooks were called", "Conflict"));
   }
+}
+
+/** The Warning header values already on the response (deletecollection admits object by object). */
+function warningsOf(res: ServerResponse): string[] {
+  const h = res.getHeader("Warning");
+  return h === undefined ? [] : Array.isArray(h) ? h : [String(h)];
+}
+
+/** Webhook warnings as `Warning` headers, after those of earlier objects of the same request. */
+function setWarnings(res: ServerResponse, earlier: string[], warnings: string[]): void {
+  const all = [...earlier, ...(warningHeaders(warnings).Warning ?? [])];
+  if (all.length) res.setHeader("Warning", all);
+  else res.removeHeader("Warning");
 }
 
 function admissionOn(ctx: ApiContext): boolean {
@@ -258,7 +270,7 @@ export async function handleResource(
     const body = decodeBody(await readBody(req), req.headers["content-type"]) ?? {};
     if (admissionOn(ctx)) {
       const eviction = checkEviction(ns!, name, body);
-      const { group, version } = splitGv(typeof eviction.apiVersion === "string" ? eviction.apiVersion : "policy/v1");
+      const { group, version } = splitApiVersion(typeof eviction.apiVersion === "string" ? eviction.apiVersion : "policy/v1");
       const review: AdmissionRequest = {
         ...reviewOf(t, r, "CREATE", eviction, undefined, user, dryRun, metaOptions("CreateOptions", { dryRun: dryRun ? ["All"] : undefined }), "eviction"),
         kind: { group: group || "policy", version: version || "v1", kind: "Eviction" },
@@ -267,8 +279,7 @@ export async function handleResource(
         namespace: ns!,
       };
       const { warnings, error } = await ctx.admission!.validate(review);
-      const h = warningHeaders(warnings);
-      if (h.Warning) res.setHeader("Warning", h.Warning);
+      setWarnings(res, [], warnings);
       if (error) throw error;
     }
     const out = evict(store, ctx.disruption, ns!, name, body);
@@ -367,11 +378,6 @@ function admitDelete(
       commit: () => (store.getEntry(t, ns, name) === old ? store.delete(t, ns, name, opts) : undefined),
     };
   });
-}
-
-function splitGv(apiVersion: string): { group: string; version: string } {
-  const i = apiVersion.lastIndexOf("/");
-  return i < 0 ? { group: "", version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
 }
 
 function deleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {

@@ -392,6 +392,15 @@ describe.skipIf(!hasOpenssl())("validating admission webhooks", () => {
     const res = await call(sim, "PATCH", "/api/v1/nodes/worker-0", { metadata: { labels: { x: "y" } } }, { "content-type": "application/merge-patch+json" });
     expect(res.status).toBe(200);
     expect(res.headers.warning).toBe('299 - "node worker-0 has a maintenance lease \\"m-1\\" until 12:10", 299 - "second"');
+
+    // deletecollection keeps the warnings of every object.
+    await admission.deleteCollectionValidatingWebhookConfiguration({});
+    for (const name of ["warn-a", "warn-b"]) await core.createNamespacedConfigMap({ namespace: NS, body: { metadata: { name, labels: { warn: "1" } } } });
+    decide = (r) => ({ allowed: true, warnings: [`deleting ${r.request.name}`] });
+    await configure({ rules: [{ operations: ["DELETE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }] });
+    const del = await call(sim, "DELETE", `/api/v1/namespaces/${NS}/configmaps?labelSelector=warn%3D1`);
+    expect(del.status).toBe(200);
+    expect(del.headers.warning).toBe('299 - "deleting warn-a", 299 - "deleting warn-b"');
   });
 
   it("misbehaving webhooks never crash kube-sim: wrong uid, not JSON, HTTP 500, no response", async () => {
