@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { TLSSocket } from "node:tls";
 import * as k8s from "@kubernetes/client-node";
 import { createTestPki, hasOpenssl, type TestPki } from "@lockstep/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +50,7 @@ function startWebhookServer(): Promise<Server> {
     req.on("end", () => {
       const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Review;
       review.request.path = req.url;
+      review.request.sni = (req.socket as TLSSocket).servername;
       received.push(review);
       const out = decide(review);
       const answer = ("http" in out ? (out as Answer) : respond(review, out)).http;
@@ -343,6 +345,7 @@ describe.skipIf(!hasOpenssl())("validating admission webhooks", () => {
     const err = await apiError(annotate("worker-0", { "example.com/x": "2" }));
     expect(err.body.message).toBe('admission webhook "lease-0.lockstep.io" denied the request: seen at /leases?timeout=10s');
     expect(sim.admission.calls[0]!.url).toBe(`https://${SERVICE_HOST}:8443/leases?timeout=10s`);
+    expect(received[0]!.request.sni).toBe(SERVICE_HOST);
 
     // Unresolved service: the real name is dialled (no cluster DNS) and named in the error.
     await admission.deleteCollectionValidatingWebhookConfiguration({});
