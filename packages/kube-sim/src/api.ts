@@ -1,7 +1,10 @@
 // The resource API handler: turns a parsed route + request into store calls and Status responses.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { badRequest, expired, gone, KubeError, methodNotAllowed, notFound, notFoundPath } from "./errors.js";
-import { evict } from "./eviction.js";
+import { badRequest, expired, failure, gone, KubeError, methodNotAllowed, notFound, notFoundPath } from "./errors.js";
+import type { Admission, AdmissionRequest } from "./admission.js";
+import { warningHeaders } from "./admission.js";
+import type { Operation } from "./webhook-config.js";
+import { checkEviction, evict } from "./eviction.js";
 import type { DisruptionController } from "./disruption.js";
 import type { Faults } from "./faults.js";
 import { decodeBody, readBody, sendJson } from "./http-util.js";
@@ -10,8 +13,8 @@ import type { UserInfo } from "./rbac.js";
 import { review, tokenRequest, type ReviewContext } from "./reviews.js";
 import type { Route } from "./router.js";
 import { parseFieldSelector, parseLabelSelector, type Filter } from "./selectors.js";
-import { entryJson, type DeleteOptions, type Entry, type Store } from "./store.js";
-import { apiVersionOf, type ResourceType } from "./types.js";
+import { entryJson, type DeleteOptions, type DeleteResult, type Entry, type Store, type WriteResult } from "./store.js";
+import { apiVersionOf, splitApiVersion, type KubeObject, type ResourceType } from "./types.js";
 import { startStream, WatchStream, writeErrorEvent } from "./watch-stream.js";
 
 export type ResourceRoute = Extract<Route, { kind: "resource" }>;
@@ -25,6 +28,88 @@ export interface ApiContext {
   watchBufferBytes: number;
   /** Authentication and the review APIs. */
   reviews: ReviewContext;
+  /** Validating admission webhooks (ValidatingWebhookConfiguration). */
+  admission?: Admission;
+}
+
+/** What a write needs once admission has run: store the prepared result (undefined → prepare again). */
+interface Prepared<T> {
+  review: AdmissionRequest;
+  commit(): T | undefined;
+}
+
+/**
+ * Runs a write the way kube-apiserver orders it: decode, patch, default and validate (a dry run
+ * against the store), then the validating webhooks on that final object, then the store write —
+ * again from the start if the object changed meanwhile (GuaranteedUpdate's retry).
+ */
+async function admitted<T>(ctx: ApiContext, res: ServerResponse, prepare: () => Prepared<T>): Promise<T> {
+  const earlier = warningsOf(res);
+  for (let attempt = 0; ; attempt++) {
+    const p = prepare();
+    const { warnings, error } = await ctx.admission!.validate(p.review);
+    setWarnings(res, earlier, warnings);
+    if (error) throw error;
+    const out = p.commit();
+    if (out !== undefined) return out;
+    if (attempt >= 20) throw new KubeError(failure(409, "the object kept changing while admission webhooks were called", "Conflict"));
+  }
+}
+
+/** The Warning header values already on the response (deletecollection admits object by object). */
+function warningsOf(res: ServerResponse): string[] {
+  const h = res.getHeader("Warning");
+  return h === undefined ? [] : Array.isArray(h) ? h : [String(h)];
+}
+
+/** Webhook warnings as `Warning` headers, after those of earlier objects of the same request. */
+function setWarnings(res: ServerResponse, earlier: string[], warnings: string[]): void {
+  const all = [...earlier, ...(warningHeaders(warnings).Warning ?? [])];
+  if (all.length) res.setHeader("Warning", all);
+  else res.removeHeader("Warning");
+}
+
+function admissionOn(ctx: ApiContext): boolean {
+  return ctx.admission?.active() === true;
+}
+
+function metaOptions(kind: string, extra: Record<string, unknown>): Record<string, unknown> {
+  const o: Record<string, unknown> = { kind, apiVersion: "meta.k8s.io/v1" };
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined) o[k] = v;
+  return o;
+}
+
+function reviewOf(
+  t: ResourceType,
+  r: ResourceRoute,
+  operation: Operation,
+  object: KubeObject | undefined,
+  oldObject: KubeObject | undefined,
+  user: UserInfo,
+  dryRun: boolean,
+  options: Record<string, unknown>,
+  subresource = r.subresource ?? "",
+  requestedName?: string,
+): AdmissionRequest {
+  const apiVersion = apiVersionOf(t.group, r.version);
+  const asRequested = (o: KubeObject | undefined) => (o && o.apiVersion !== apiVersion ? { ...o, apiVersion } : o);
+  // On CREATE the name is the one the client sent: empty under generateName, as upstream.
+  const name = operation === "CREATE" && requestedName !== undefined ? requestedName : ((object ?? oldObject)?.metadata?.name ?? r.name ?? "");
+  const isNamespace = t.group === "" && t.plural === "namespaces";
+  return {
+    operation,
+    resource: { group: t.group, version: r.version, resource: t.plural },
+    subresource,
+    kind: { group: t.group, version: r.version, kind: t.kind },
+    namespace: isNamespace ? ((object ?? oldObject)?.metadata?.name ?? name) : t.namespaced ? ((object ?? oldObject)?.metadata?.namespace ?? r.namespace ?? "") : "",
+    name,
+    object: asRequested(object),
+    oldObject: asRequested(oldObject),
+    equivalentVersions: t.versions,
+    userInfo: user,
+    dryRun,
+    options,
+  };
 }
 
 export function verbOf(method: string, r: ResourceRoute, query: URLSearchParams): string {
@@ -137,15 +222,39 @@ export async function handleResource(
     }
     if (method === "POST") {
       const body = decodeBody(await readBody(req), req.headers["content-type"]);
-      const e = store.create(t, ns, body, { dryRun });
+      const fieldManager = query.get("fieldManager") ?? undefined;
+      const e = !admissionOn(ctx)
+        ? store.create(t, ns, body, { dryRun })
+        : await admitted(ctx, res, () => {
+            const prepared = store.create(t, ns, body, { dryRun: true });
+            return {
+              review: reviewOf(
+                t,
+                r,
+                "CREATE",
+                prepared.obj,
+                undefined,
+                user,
+                dryRun,
+                metaOptions("CreateOptions", { dryRun: dryRun ? ["All"] : undefined, fieldManager }),
+                undefined,
+                isPlainObject(body) && isPlainObject(body.metadata) && typeof body.metadata.name === "string" ? body.metadata.name : "",
+              ),
+              commit: () => (dryRun ? prepared : store.insertPrepared(t, prepared.obj)),
+            };
+          });
       return sendJson(res, 201, objectJson(e, apiVersion));
     }
     if (method === "DELETE") {
       const filter = filterFrom(t, r, query);
       const items = store.list(t, { filter }).items;
+      const opts = deleteOptions(undefined, query);
       for (const e of items) {
+        const itemNs = e.obj.metadata?.namespace;
+        const itemName = e.obj.metadata!.name!;
         try {
-          store.delete(t, e.obj.metadata?.namespace, e.obj.metadata!.name!, deleteOptions(undefined, query));
+          if (!admissionOn(ctx)) store.delete(t, itemNs, itemName, opts);
+          else await admitDelete(ctx, res, t, { ...r, name: itemName, namespace: itemNs }, itemNs, itemName, opts, user);
         } catch (err) {
           if (!(err instanceof KubeError && err.code === 404)) throw err;
         }
@@ -159,6 +268,20 @@ export async function handleResource(
   if (sub === "eviction") {
     if (method !== "POST") throw methodNotAllowed();
     const body = decodeBody(await readBody(req), req.headers["content-type"]) ?? {};
+    if (admissionOn(ctx)) {
+      const eviction = checkEviction(ns!, name, body);
+      const { group, version } = splitApiVersion(typeof eviction.apiVersion === "string" ? eviction.apiVersion : "policy/v1");
+      const review: AdmissionRequest = {
+        ...reviewOf(t, r, "CREATE", eviction, undefined, user, dryRun, metaOptions("CreateOptions", { dryRun: dryRun ? ["All"] : undefined }), "eviction"),
+        kind: { group: group || "policy", version: version || "v1", kind: "Eviction" },
+        object: eviction,
+        name,
+        namespace: ns!,
+      };
+      const { warnings, error } = await ctx.admission!.validate(review);
+      setWarnings(res, [], warnings);
+      if (error) throw error;
+    }
     const out = evict(store, ctx.disruption, ns!, name, body);
     return sendJson(res, out.code, out.body);
   }
@@ -173,25 +296,88 @@ export async function handleResource(
       return sendJson(res, 200, objectJson(store.get(t, ns, name), apiVersion));
     case "PUT": {
       const body = decodeBody(await readBody(req), req.headers["content-type"]);
-      const { entry, created } = store.update(t, ns, name, body, { subresource: sub, dryRun });
+      const fieldManager = query.get("fieldManager") ?? undefined;
+      const { entry, created } = !admissionOn(ctx)
+        ? store.update(t, ns, name, body, { subresource: sub, dryRun })
+        : await admitted(ctx, res, () =>
+            preparedWrite(t, r, user, dryRun, fieldManager, store.getEntry(t, ns, name), store.update(t, ns, name, body, { subresource: sub, dryRun: true }), store),
+          );
       return sendJson(res, created ? 201 : 200, objectJson(entry, apiVersion));
     }
     case "PATCH": {
       const ct = req.headers["content-type"] ?? "";
       const body = decodeBody(await readBody(req), ct.includes("yaml") ? ct : "application/json");
-      const { entry, created } = store.patch(t, ns, name, ct, body, { subresource: sub, dryRun, fieldManager: query.get("fieldManager") ?? undefined });
+      const fieldManager = query.get("fieldManager") ?? undefined;
+      const { entry, created } = !admissionOn(ctx)
+        ? store.patch(t, ns, name, ct, body, { subresource: sub, dryRun, fieldManager })
+        : await admitted(ctx, res, () =>
+            preparedWrite(t, r, user, dryRun, fieldManager, store.getEntry(t, ns, name), store.patch(t, ns, name, ct, body, { subresource: sub, dryRun: true, fieldManager }), store),
+          );
       return sendJson(res, created ? 201 : 200, objectJson(entry, apiVersion));
     }
     case "DELETE": {
       if (sub) throw methodNotAllowed();
       const body = decodeBody(await readBody(req), req.headers["content-type"], false);
-      const out = store.delete(t, ns, name, deleteOptions(body, query));
+      const opts = deleteOptions(body, query);
+      const out = !admissionOn(ctx) ? store.delete(t, ns, name, opts) : await admitDelete(ctx, res, t, r, ns, name, opts, user);
       const bodyJson = out.body === out.entry.obj ? objectJson(out.entry, apiVersion) : JSON.stringify(out.body);
       return sendJson(res, 200, bodyJson);
     }
     default:
       throw methodNotAllowed();
   }
+}
+
+/** An update or patch prepared by a dry run: UPDATE of `old`, or CREATE when it creates (Lease PUT, apply). */
+function preparedWrite(
+  t: ResourceType,
+  r: ResourceRoute,
+  user: UserInfo,
+  dryRun: boolean,
+  fieldManager: string | undefined,
+  old: Entry | undefined,
+  result: WriteResult,
+  store: Store,
+): Prepared<WriteResult> {
+  const dry = dryRun ? ["All"] : undefined;
+  if (result.created || !old) {
+    return {
+      review: reviewOf(t, r, "CREATE", result.entry.obj, undefined, user, dryRun, metaOptions("CreateOptions", { dryRun: dry, fieldManager })),
+      commit: () => (dryRun ? result : { entry: store.insertPrepared(t, result.entry.obj), created: true }),
+    };
+  }
+  return {
+    review: reviewOf(t, r, "UPDATE", result.entry.obj, old.obj, user, dryRun, metaOptions("UpdateOptions", { dryRun: dry, fieldManager })),
+    commit: () => (dryRun ? result : store.commitPrepared(t, old, result.entry.obj)),
+  };
+}
+
+/** DELETE through admission: preconditions first (a dry run), then the webhooks on the stored object. */
+function admitDelete(
+  ctx: ApiContext,
+  res: ServerResponse,
+  t: ResourceType,
+  r: ResourceRoute,
+  ns: string | undefined,
+  name: string,
+  opts: DeleteOptions,
+  user: UserInfo,
+): Promise<DeleteResult> {
+  const { store } = ctx;
+  return admitted(ctx, res, () => {
+    const old = store.get(t, ns, name);
+    store.delete(t, ns, name, { ...opts, dryRun: true });
+    const options = metaOptions("DeleteOptions", {
+      gracePeriodSeconds: opts.gracePeriodSeconds,
+      preconditions: opts.preconditions,
+      propagationPolicy: opts.propagationPolicy,
+      dryRun: opts.dryRun ? ["All"] : undefined,
+    });
+    return {
+      review: reviewOf(t, { ...r, subresource: undefined }, "DELETE", undefined, old.obj, user, opts.dryRun === true, options),
+      commit: () => (store.getEntry(t, ns, name) === old ? store.delete(t, ns, name, opts) : undefined),
+    };
+  });
 }
 
 function deleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {

@@ -1,6 +1,7 @@
 // The static part of the type table: the built-in types Lockstep needs (kube-api.md §4 flags).
 import { badRequest, fieldInvalid, type FieldError } from "./errors.js";
 import { bindingHooks, roleHooks } from "./rbac-validation.js";
+import { ADMISSION_GROUP, validatingWebhookConfigurationHooks } from "./webhook-config.js";
 import { ALL_VERBS, type FieldGetter, type KubeObject, type ResourceType, type TypeHooks } from "./types.js";
 
 function str(v: unknown): string {
@@ -192,6 +193,15 @@ export function builtinTypes(): ResourceType[] {
       generation: true,
     }),
     ...rbacTypes(),
+    builtin({
+      group: ADMISSION_GROUP,
+      plural: "validatingwebhookconfigurations",
+      singular: "validatingwebhookconfiguration",
+      kind: "ValidatingWebhookConfiguration",
+      namespaced: false,
+      generation: true,
+      hooks: validatingWebhookConfigurationHooks,
+    }),
     ...reviewTypes(),
   ];
 }

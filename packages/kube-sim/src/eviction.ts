@@ -12,6 +12,15 @@ export interface EvictionResult {
   body: unknown;
 }
 
+/** The checks made on an Eviction body before admission; returns the Eviction the webhooks see. */
+export function checkEviction(namespace: string, name: string, body: unknown): Record<string, unknown> {
+  if (!isPlainObject(body)) throw badRequest("the object provided is not a valid Eviction");
+  const em = isPlainObject(body.metadata) ? body.metadata : {};
+  if (em.name !== undefined && em.name !== name) throw badRequest("name in URL does not match name in Eviction object");
+  if (em.namespace !== undefined && em.namespace !== namespace) throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+  return { ...body, apiVersion: typeof body.apiVersion === "string" ? body.apiVersion : "policy/v1", kind: "Eviction", metadata: { ...em, name, namespace } };
+}
+
 export function evict(store: Store, disruption: DisruptionController | undefined, namespace: string, name: string, body: unknown): EvictionResult {
   const pods = store.registry.get("", "pods")!;
   const pdbType = store.registry.get("policy", "poddisruptionbudgets")!;

@@ -2,6 +2,7 @@
 // endpoints and the resource API around one Store.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { Admission, type AdmissionCall, type AdmissionOptions } from "./admission.js";
 import { handleResource, verbOf, type ApiContext } from "./api.js";
 import { Authenticator, bearerToken, staticUsers, ADMIN_USERNAME, AUTHENTICATED_GROUP, type StaticUser } from "./authn.js";
 import { bootstrapPolicy, forbiddenFor, requestAttributes, type AuthorizationMode } from "./authz.js";
@@ -69,6 +70,25 @@ export interface KubeSimOptions {
   /** Virtual clock for timestamps, and a seed for uids/generateName (reproducible runs). */
   clock?: () => Date;
   seed?: number;
+  /**
+   * Where `clientConfig.service` admission webhooks listen (there is no cluster DNS): a function of
+   * the service reference returning a base URL such as `https://127.0.0.1:8443`; the service's
+   * path is appended and the TLS server name stays `<name>.<namespace>.svc`.
+   */
+  webhookServiceResolver?: AdmissionOptions["webhookServiceResolver"];
+  /** The same as a map, `"namespace/name"` or `"namespace/name:port"` → base URL. */
+  webhookServices?: AdmissionOptions["webhookServices"];
+}
+
+/** The validating admission webhooks kube-sim calls, and a record of every call. */
+export interface KubeSimAdmission {
+  /** Every webhook call (the last 10,000), oldest first. */
+  readonly calls: AdmissionCall[];
+  /** The calls that refused a request: denials, and call errors under failurePolicy Fail. */
+  denials(): AdmissionCall[];
+  clear(): void;
+  /** Called after every webhook call. */
+  onCall?: (c: AdmissionCall) => void;
 }
 
 export interface KubeSim {
@@ -79,6 +99,8 @@ export interface KubeSim {
   readonly store: Store;
   /** Fault injection, changeable at run time. */
   readonly faults: Faults;
+  /** Validating admission webhooks: the calls made and the refusals. */
+  readonly admission: KubeSimAdmission;
   kubeconfig(): string;
   writeKubeconfig(path: string): Promise<void>;
   /** Seeds objects (from YAML/JSON text, objects or files). */
@@ -137,6 +159,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     watchTimeoutSeconds: opts.watchTimeoutSeconds,
     watchBufferBytes: opts.watchBufferBytes ?? 16 * 1024 * 1024,
     reviews: { store, authn },
+    admission: new Admission(store, { webhookServiceResolver: opts.webhookServiceResolver, webhookServices: opts.webhookServices }),
   };
   const sockets = new Set<Socket>();
   let port = opts.port ?? 0;
@@ -162,6 +185,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     token: opts.token ?? opts.users?.[0]?.token,
     store,
     faults,
+    admission: ctx.admission!,
     kubeconfig: () => kubeconfigYaml(sim),
     writeKubeconfig: (path) => writeKubeconfig(sim, path),
     async load(input) {
@@ -314,6 +338,16 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
           const objs = items.flatMap((x) => parseObjects(JSON.stringify(x), "request body"));
           return sendJson(res, 200, { loaded: seedObjects(store, objs) });
         }
+        case "GET /_sim/admission": {
+          // Webhook calls for tests of a separate kube-sim process; `?requests=true` adds the reviews sent.
+          const full = q.get("requests") === "true";
+          const only = q.get("denials") === "true";
+          const calls = (only ? ctx.admission!.denials() : ctx.admission!.calls).map((c) => (full ? c : { ...c, request: undefined }));
+          return sendJson(res, 200, { calls });
+        }
+        case "DELETE /_sim/admission":
+          ctx.admission!.clear();
+          return sendJson(res, 200, { calls: [] });
         case "GET /_sim/stats":
           return sendJson(res, 200, {
             resourceVersion: store.resourceVersion,

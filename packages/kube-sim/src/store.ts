@@ -402,6 +402,42 @@ export class Store {
     return this.commit(s, key, obj, undefined);
   }
 
+  /**
+   * Stores an object a dry-run `create` prepared (the HTTP layer ran admission in between): the
+   * same uid, name and timestamps the webhooks saw.
+   */
+  insertPrepared(t: ResourceType, obj: KubeObject): Entry {
+    const s = this.state(t);
+    const meta = obj.metadata!;
+    const key = objectKey(meta.namespace, meta.name!);
+    if (s.objects.has(key)) throw alreadyExists(t, meta.name!);
+    this.checkNamespace(t, meta.namespace, meta.name!, true);
+    return this.commit(s, key, obj, undefined);
+  }
+
+  /**
+   * Stores the result of a dry-run update or patch whose old object was `old`, if `old` is still
+   * the stored entry (undefined otherwise: the caller runs the whole update again, as
+   * kube-apiserver's GuaranteedUpdate does when its compare-and-swap loses).
+   */
+  commitPrepared(t: ResourceType, old: Entry, next: KubeObject): WriteResult | undefined {
+    const s = this.state(t);
+    const om = old.obj.metadata!;
+    const key = objectKey(om.namespace, om.name!);
+    if (s.objects.get(key) !== old) return undefined;
+    return this.finishUpdate(s, key, old, next);
+  }
+
+  private finishUpdate(s: TypeState, key: string, old: Entry, next: KubeObject): WriteResult {
+    if (next === old.obj || deepEqual(next, old.obj)) return { entry: old, created: false };
+    const nm = next.metadata!;
+    if (nm.deletionTimestamp && !(nm.finalizers?.length) && !nm.deletionGracePeriodSeconds) {
+      const entry = this.commit(s, key, null, old, next);
+      return { entry, created: false };
+    }
+    return { entry: this.commit(s, key, next, old), created: false };
+  }
+
   private checkNamespace(t: ResourceType, namespace: string | undefined, name: string, creating: boolean): void {
     if (!t.namespaced) return;
     if (!namespace) throw badRequest("the server could not find the requested resource");
@@ -590,12 +626,7 @@ export class Store {
     next.metadata!.resourceVersion = o.metadata!.resourceVersion;
     if (deepEqual(next, o)) return { entry: old, created: false };
     if (opts.dryRun) return { entry: { obj: next }, created: false };
-    const nm = next.metadata!;
-    if (nm.deletionTimestamp && !(nm.finalizers?.length) && !nm.deletionGracePeriodSeconds) {
-      const entry = this.commit(s, key, null, old, next);
-      return { entry, created: false };
-    }
-    return { entry: this.commit(s, key, next, old), created: false };
+    return this.finishUpdate(s, key, old, next);
   }
 
   delete(t: ResourceType, namespace: string | undefined, name: string, opts: DeleteOptions = {}): DeleteResult {

@@ -31,6 +31,17 @@ interface ServeOptions {
   history?: number;
   seed?: number;
   dumpOnExit?: string;
+  webhookService: string[];
+}
+
+/** `--webhook-service lockstep/coordinator[:443]=https://127.0.0.1:9443` → map entry. */
+export function parseWebhookService(spec: string): [string, string] {
+  const i = spec.indexOf("=");
+  const key = i < 0 ? "" : spec.slice(0, i);
+  const url = i < 0 ? "" : spec.slice(i + 1);
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9]*[a-z0-9])?(:\d{1,5})?$/.test(key) || !/^https:\/\/[^/?#]+\/?$/.test(url))
+    throw new Error(`invalid --webhook-service "${spec}" (want NAMESPACE/NAME[:PORT]=https://HOST:PORT)`);
+  return [key, url];
 }
 
 export function register(program: Command): void {
@@ -51,6 +62,12 @@ export function register(program: Command): void {
     .option("--history <events>", "watch history kept per resource (older RVs get 410)", positiveInt)
     .option("--seed <n>", "seed for uids, generated names and faults", positiveInt)
     .option("--dump-on-exit <file>", "dump the whole store to this file on shutdown")
+    .option(
+      "--webhook-service <ns/name[:port]=url>",
+      "where an admission webhook's clientConfig.service listens (no cluster DNS), e.g. lockstep/lockstep-lease-coordinator=https://127.0.0.1:9443 (repeatable)",
+      collect,
+      [],
+    )
     .action(async (opts: ServeOptions) => {
       // Validate every spec before starting, so a typo fails fast with the offending spec named.
       for (const f of opts.fault) parseFaultSpec(f);
@@ -60,6 +77,7 @@ export function register(program: Command): void {
       const users: StaticUser[] = [];
       if (opts.tokenAuthFile) users.push(...parseTokenAuthFile(await readFile(opts.tokenAuthFile, "utf8"), opts.tokenAuthFile));
       opts.user.forEach((line, i) => users.push(...parseTokenAuthFile(line, `--user #${i + 1}`)));
+      const webhookServices = Object.fromEntries(opts.webhookService.map(parseWebhookService));
       const faults = opts.fault.length ? [...(opts.seed !== undefined ? [`seed=${opts.seed}`] : []), ...opts.fault] : undefined;
       const sim = await startKubeSim({
         port: opts.port,
@@ -72,6 +90,7 @@ export function register(program: Command): void {
         crds: opts.crds as CrdSet[],
         historyLimit: opts.history,
         seed: opts.seed,
+        webhookServices,
       });
       if (opts.kubeconfigOut) await sim.writeKubeconfig(opts.kubeconfigOut);
       process.stdout.write(`${sim.url}\n`);
