@@ -18,7 +18,7 @@ import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { LeaseAuth } from "../src/auth/lease-auth.js";
 import { validatePolicy, type PolicyConfig } from "../src/policy/index.js";
-import { createLeaseCoordinator } from "../src/runnable.js";
+import { createLeaseCoordinator, type LeaseCoordinator } from "../src/runnable.js";
 import type { Coordinator } from "../src/service/coordinator.js";
 import type { LeaseIndex } from "../src/store/lease-index.js";
 
@@ -29,6 +29,8 @@ export interface Replica {
   client: LeaseServiceClient;
   coordinator: Coordinator;
   index: LeaseIndex;
+  /** The replica as createLeaseCoordinator made it (its lease view for the webhook). */
+  lc: LeaseCoordinator;
   stop(): Promise<void>;
 }
 
@@ -148,6 +150,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       client,
       coordinator: started!.coordinator,
       index: started!.index,
+      lc,
       async stop() {
         client.close();
         own.abort();
