@@ -24,18 +24,8 @@ function sources(service: string): Record<string, string> {
   return Object.fromEntries(files.map((p) => [`services/${service}/src/${relative(root, p)}`, readFileSync(p, "utf8")]));
 }
 
-/**
- * API calls of code the chart does not deploy yet, so it grants nothing for them (least privilege).
- * The lease webhook (services/lease-coordinator/src/admission, on only with ADMISSION_TLS_CERT/KEY)
- * reads the pod of an eviction and the Machine of a BareMetalHost; its chart wiring
- * (ValidatingWebhookConfiguration, Service port, certificate) is still to come, and with it these
- * grants. Delete an entry when the chart grants it.
- */
-const UNDEPLOYED_CALLS: Record<string, string[]> = {
-  "lease-coordinator": ["|pods|get", "machine.openshift.io|machines|get"],
-};
-
-const { manifests } = renderChart(chartDir, { namespace: NAMESPACE });
+// Every code path's grants are compared, the lease webhook's (an opt-in) included.
+const { manifests } = renderChart(chartDir, { namespace: NAMESPACE, values: { leaseWebhook: { enabled: true } } });
 const grants = (svc: string) => grantsOf(manifests, { name: `lockstep-${svc}`, namespace: NAMESPACE });
 
 describe.each(SERVICES)("%s", (svc) => {
@@ -49,7 +39,7 @@ describe.each(SERVICES)("%s", (svc) => {
     const code = new Set(scan.calls.map(tripleKey));
     const chart = new Set(grants(svc).map(tripleKey));
     const where = (k: string) => scan.calls.filter((c) => tripleKey(c) === k).map((c) => `${c.call} at ${c.file}:${c.line}`);
-    const missing = [...code].filter((k) => !chart.has(k) && !UNDEPLOYED_CALLS[svc]?.includes(k)).map((k) => `${k} (called by ${where(k).join(", ")})`);
+    const missing = [...code].filter((k) => !chart.has(k)).map((k) => `${k} (called by ${where(k).join(", ")})`);
     const extra = [...chart].filter((k) => !code.has(k));
     expect({ missing, extra }).toEqual({ missing: [], extra: [] });
   });
@@ -57,6 +47,15 @@ describe.each(SERVICES)("%s", (svc) => {
   it("gets an API token only when it calls the API", () => {
     const sa = manifests.find((m) => m.kind === "ServiceAccount" && m.metadata.name === `lockstep-${svc}`)!;
     expect(sa.automountServiceAccountToken).toBe(scan.calls.length > 0);
+  });
+});
+
+describe("the lease webhook's look-ups", () => {
+  it("are granted only with leaseWebhook.enabled", () => {
+    const defaults = grantsOf(renderChart(chartDir, { namespace: NAMESPACE }).manifests, { name: "lockstep-lease-coordinator", namespace: NAMESPACE }).map(tripleKey);
+    expect(defaults).not.toContain("|pods|get");
+    expect(defaults).not.toContain("machine.openshift.io|machines|get");
+    expect(grants("lease-coordinator").map(tripleKey)).toEqual(expect.arrayContaining(["|pods|get", "machine.openshift.io|machines|get"]));
   });
 });
 

@@ -25,6 +25,7 @@ export const KNOWN_KINDS: Record<string, { apiVersion: string; namespaced: boole
   RoleBinding: { apiVersion: "rbac.authorization.k8s.io/v1", namespaced: true },
   ServiceMonitor: { apiVersion: "monitoring.coreos.com/v1", namespaced: true },
   NodeDisruptionPolicy: { apiVersion: "lockstep.io/v1alpha1", namespaced: false },
+  ValidatingWebhookConfiguration: { apiVersion: "admissionregistration.k8s.io/v1", namespaced: false },
 };
 
 // Known fields of the nested objects the chart writes (a subset of the Kubernetes OpenAPI: enough

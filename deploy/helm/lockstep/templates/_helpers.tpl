@@ -173,6 +173,18 @@ lease-coordinator demands one from every caller.
   value: {{ .root.Values.leaseAuth.mode | quote }}
 - name: LEASE_AUTH_CACHE_TTL
   value: {{ .root.Values.leaseAuth.cacheTTL | quote }}
+{{- $w := .root.Values.leaseWebhook }}
+{{- if $w.enabled }}
+{{- /* The webhook serves with the gRPC certificate, whose names include this Service's. */}}
+- name: ADMISSION_TLS_CERT
+  value: /etc/lockstep/tls/tls.crt
+- name: ADMISSION_TLS_KEY
+  value: /etc/lockstep/tls/tls.key
+- name: ADMISSION_PORT
+  value: {{ $w.port | quote }}
+- name: ADMISSION_BREAK_GLASS_GROUPS
+  value: {{ join "," $w.breakGlassGroups | quote }}
+{{- end }}
 {{- end }}
 
 {{- define "lockstep.env.skew-enforcer" }}

@@ -1,0 +1,65 @@
+{{- /*
+The lease webhook's registration (leaseWebhook.*): three webhooks on the lease-coordinator's
+Service, one per failure policy. matchConditions (CEL, Kubernetes 1.30+) split Node updates: only a
+change of machineconfiguration.openshift.io/desiredConfig (an update starting) goes to the
+fail-closed webhook; cordons, evictions and deletions go to the fail-open one. Rendered by
+grpc-tls.yaml, which knows the CA. Takes (dict "root" $ "caBundle" PEM-or-"" "annotations" map).
+*/}}
+{{- define "lockstep.leaseWebhookConfiguration" }}
+{{- $root := .root }}
+{{- $w := $root.Values.leaseWebhook }}
+{{- $ctx := dict "root" $root "name" "lease-coordinator" "v" $root.Values.leaseCoordinator }}
+{{- $desired := "machineconfiguration.openshift.io/desiredConfig" }}
+{{- $client := dict "service" (dict "name" (include "lockstep.name" $ctx) "namespace" $root.Release.Namespace "port" (int $w.port) "path" "/validate") }}
+{{- if .caBundle }}{{ $_ := set $client "caBundle" (b64enc .caBundle) }}{{ end }}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: {{ include "lockstep.prefix" $root }}-leases
+  labels:
+    {{- include "lockstep.commonLabels" $root | nindent 4 }}
+  {{- with .annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+webhooks:
+  - name: updates.leases.lockstep.io
+    clientConfig:
+      {{- toYaml $client | nindent 6 }}
+    rules:
+      - { apiGroups: [""], apiVersions: [v1], resources: [nodes], operations: [UPDATE], scope: Cluster }
+    matchConditions:
+      - name: desired-config-changes
+        expression: >-
+          has(object.metadata.annotations) && '{{ $desired }}' in object.metadata.annotations &&
+          !(has(oldObject.metadata.annotations) && '{{ $desired }}' in oldObject.metadata.annotations &&
+          oldObject.metadata.annotations['{{ $desired }}'] == object.metadata.annotations['{{ $desired }}'])
+    failurePolicy: {{ $w.failurePolicy.updates }}
+    sideEffects: None
+    admissionReviewVersions: [v1]
+    timeoutSeconds: {{ $w.timeoutSeconds }}
+  - name: power-off.leases.lockstep.io
+    clientConfig:
+      {{- toYaml $client | nindent 6 }}
+    rules:
+      - { apiGroups: [metal3.io], apiVersions: ["*"], resources: [baremetalhosts], operations: [UPDATE], scope: Namespaced }
+    matchConditions:
+      - name: powers-off
+        expression: "has(object.spec.online) && object.spec.online == false"
+    failurePolicy: {{ $w.failurePolicy.powerOff }}
+    sideEffects: None
+    admissionReviewVersions: [v1]
+    timeoutSeconds: {{ $w.timeoutSeconds }}
+  - name: others.leases.lockstep.io
+    clientConfig:
+      {{- toYaml $client | nindent 6 }}
+    rules:
+      - { apiGroups: [""], apiVersions: [v1], resources: [nodes], operations: [UPDATE, DELETE], scope: Cluster }
+      - { apiGroups: [""], apiVersions: [v1], resources: [pods/eviction], operations: [CREATE], scope: Namespaced }
+      - { apiGroups: [machine.openshift.io], apiVersions: ["*"], resources: [machines], operations: [UPDATE, DELETE], scope: Namespaced }
+    failurePolicy: {{ $w.failurePolicy.others }}
+    sideEffects: None
+    admissionReviewVersions: [v1]
+    timeoutSeconds: {{ $w.timeoutSeconds }}
+{{- end }}

@@ -1,0 +1,78 @@
+// The lease webhook's chart wiring (leaseWebhook.*): its registration with one webhook per failure
+// policy, the CA the API server verifies it with in each certificate mode, the Service and container
+// port, the NetworkPolicy opening, and ADMISSION_* on the lease-coordinator.
+import { X509Certificate } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { renderChart, type Manifest, type Values } from "./chart.js";
+import { chartDir } from "./paths.js";
+
+const render = (values: Values = {}) => renderChart(chartDir, { values }).manifests;
+const named = (ms: Manifest[], kind: string, name: string) => ms.find((m) => m.kind === kind && m.metadata.name === name) as any;
+const vwc = (ms: Manifest[]) => named(ms, "ValidatingWebhookConfiguration", "lockstep-leases");
+const coordinator = (ms: Manifest[]) => named(ms, "Deployment", "lockstep-lease-coordinator").spec.template.spec.containers[0];
+const envOf = (ms: Manifest[]) => Object.fromEntries(coordinator(ms).env.map((e: any) => [e.name, e.value]));
+const ENABLED: Values = { leaseWebhook: { enabled: true } };
+
+describe("leaseWebhook off (the default)", () => {
+  it("renders no registration, no port and no ADMISSION_* variable", () => {
+    const ms = render();
+    expect(ms.filter((m) => m.kind === "ValidatingWebhookConfiguration")).toEqual([]);
+    expect(coordinator(ms).ports.map((p: any) => p.name)).toEqual(["grpc", "http"]);
+    expect(Object.keys(envOf(ms)).filter((k) => k.startsWith("ADMISSION_"))).toEqual([]);
+  });
+});
+
+describe("leaseWebhook on", () => {
+  const ms = render(ENABLED);
+
+  it("registers three webhooks on the lease-coordinator's Service: updates and power-off fail closed, the rest fail open", () => {
+    const hooks = vwc(ms).webhooks;
+    expect(hooks.map((h: any) => [h.name, h.failurePolicy])).toEqual([
+      ["updates.leases.lockstep.io", "Fail"],
+      ["power-off.leases.lockstep.io", "Fail"],
+      ["others.leases.lockstep.io", "Ignore"],
+    ]);
+    for (const h of hooks) {
+      expect(h.clientConfig.service).toEqual({ name: "lockstep-lease-coordinator", namespace: "lockstep", port: 9443, path: "/validate" });
+      expect(h).toMatchObject({ sideEffects: "None", admissionReviewVersions: ["v1"], timeoutSeconds: 5 });
+    }
+    expect(hooks[0].rules).toEqual([{ apiGroups: [""], apiVersions: ["v1"], resources: ["nodes"], operations: ["UPDATE"], scope: "Cluster" }]);
+    expect(hooks[0].matchConditions[0].expression).toContain("oldObject.metadata.annotations['machineconfiguration.openshift.io/desiredConfig'] == object.metadata.annotations['machineconfiguration.openshift.io/desiredConfig']");
+    expect(hooks[2].rules.map((r: any) => r.resources[0])).toEqual(["nodes", "pods/eviction", "machines"]);
+  });
+
+  it("gives the API server the self-signed CA that signed the serving certificate", () => {
+    const ca = named(ms, "ConfigMap", "lockstep-grpc-ca").data["ca.crt"];
+    for (const h of vwc(ms).webhooks) expect(Buffer.from(h.clientConfig.caBundle, "base64").toString("utf8").trim()).toBe(ca.trim());
+    const serving = new X509Certificate(Buffer.from(named(ms, "Secret", "lockstep-grpc-tls").data["tls.crt"], "base64"));
+    expect(serving.verify(new X509Certificate(ca).publicKey)).toBe(true);
+    expect(serving.subjectAltName).toContain("DNS:lockstep-lease-coordinator.lockstep.svc");
+  });
+
+  it("serves on the webhook port, also the Service's, with the gRPC certificate, and lets the API server in", () => {
+    expect(coordinator(ms).ports).toContainEqual({ name: "webhook", containerPort: 9443, protocol: "TCP" });
+    expect(named(ms, "Service", "lockstep-lease-coordinator").spec.ports).toContainEqual({ name: "webhook", port: 9443, targetPort: "webhook", protocol: "TCP" });
+    expect(envOf(ms)).toMatchObject({
+      ADMISSION_TLS_CERT: "/etc/lockstep/tls/tls.crt",
+      ADMISSION_TLS_KEY: "/etc/lockstep/tls/tls.key",
+      ADMISSION_PORT: "9443",
+      ADMISSION_BREAK_GLASS_GROUPS: "lockstep:break-glass",
+    });
+    const np = named(ms, "NetworkPolicy", "lockstep-lease-coordinator");
+    if (np) expect(np.spec.ingress).toContainEqual({ ports: [{ port: "webhook", protocol: "TCP" }] });
+  });
+
+  it("with cert-manager asks its CA injector for the bundle; with your own Secret takes leaseWebhook.caBundle", () => {
+    const cm = vwc(render({ ...ENABLED, global: { grpcTls: { certManager: { issuerRef: { name: "ca-issuer" } } } } }));
+    expect(cm.metadata.annotations).toEqual({ "cert-manager.io/inject-ca-from": "lockstep/lockstep-grpc-tls" });
+    expect(cm.webhooks[0].clientConfig.caBundle).toBeUndefined();
+    const own = vwc(render({ leaseWebhook: { enabled: true, caBundle: "-----BEGIN CERTIFICATE-----\nX\n-----END CERTIFICATE-----\n" }, global: { grpcTls: { secretName: "mine" } } }));
+    expect(Buffer.from(own.webhooks[0].clientConfig.caBundle, "base64").toString()).toContain("BEGIN CERTIFICATE");
+  });
+
+  it("refuses to render without gRPC TLS, or with your own Secret but no CA", () => {
+    expect(() => render({ ...ENABLED, global: { grpcTls: { enabled: false } } })).toThrow(/leaseWebhook.enabled needs global.grpcTls.enabled/);
+    expect(() => render({ ...ENABLED, global: { grpcTls: { secretName: "mine" } } })).toThrow(/leaseWebhook.caBundle is required with global.grpcTls.secretName/);
+    expect(() => render({ leaseWebhook: { enabled: true, failurePolicy: { updates: "Sometimes" } } })).toThrow(/failurePolicy/);
+  });
+});
