@@ -61,7 +61,7 @@ const webhook =
         tls: { cert: readPem("ADMISSION_TLS_CERT"), key: readPem("ADMISSION_TLS_KEY") },
         port: config.ADMISSION_PORT,
         policy: policyFromSettings(config).policy,
-        leaseOf: (node) => lc.leaseOf(node),
+        holdOf: (node) => lc.holdOf(node),
         lookups: new KubeNodeLookups(kc),
         actsFor: actsForOf(config),
         breakGlassGroups: config.ADMISSION_BREAK_GLASS_GROUPS,

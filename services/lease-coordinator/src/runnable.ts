@@ -10,7 +10,7 @@ import {
   type BusConnectionOptions,
   type StateProjections,
 } from "@lockstep/bus";
-import { Events, type LeaseServiceServer, type LeaseState, type NodeLease } from "@lockstep/contracts";
+import { Events, type LeaseServiceServer, type LeaseState } from "@lockstep/contracts";
 import type { KubeConfigLike } from "@lockstep/kube/lite";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
 import { describeStaleness, StateFreshness, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
@@ -18,7 +18,7 @@ import type { Logger } from "pino";
 import type { LeaseAuth } from "./auth/lease-auth.js";
 import { buildView, indexCluster, leaseNodeOf, type ClusterIndex, type PolicyConfig } from "./policy/index.js";
 import { budgetStatus, BudgetStatusWriter } from "./service/budget-status.js";
-import { Coordinator, type EventSink } from "./service/coordinator.js";
+import { Coordinator, type EventSink, type NodeHold } from "./service/coordinator.js";
 import { leaseService } from "./service/grpc.js";
 import { toOutgoing } from "./service/events.js";
 import { EventOutbox } from "./service/outbox.js";
@@ -63,8 +63,8 @@ export interface LeaseCoordinator {
   /** Register with startGrpcServer; answers UNAVAILABLE until the state plane is synced. */
   service: LeaseServiceServer;
   runnable: Runnable;
-  /** The node's effective lease for the lease webhook, or why the view cannot be trusted now. */
-  leaseOf(node: string): NodeLease | undefined | { unavailable: string };
+  /** The node's current hold for the lease webhook, or why the view cannot be trusted now. */
+  holdOf(node: string): NodeHold | undefined | { unavailable: string };
   /** Publishes a break-glass override of a lease as a warning event (the webhook's audit). */
   auditBreakGlass(node: string, message: string): void;
 }
@@ -77,7 +77,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
   const { logger, policy } = o;
   const clock = o.clock ?? Date.now;
   const service = leaseService({ coordinator: () => coordinator, index: () => index, auth: o.auth, logger });
-  let leaseOf: LeaseCoordinator["leaseOf"] = () => STARTING;
+  let holdOf: LeaseCoordinator["holdOf"] = () => STARTING;
   let auditBreakGlass: LeaseCoordinator["auditBreakGlass"] = (node, message) => logger.warn({ node, message }, "break-glass not published: the coordinator is not serving");
 
   const runnable: Runnable = {
@@ -173,7 +173,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         index = idx;
         coordinator = c;
         // A stale view may miss a lease: the webhook answers 503 then and its failurePolicy decides.
-        leaseOf = (node) => (freshness.fresh ? c.get(node) : { unavailable: describeStaleness(freshness.current()) });
+        holdOf = (node) => (freshness.fresh ? c.hold(node) : { unavailable: describeStaleness(freshness.current()) });
         auditBreakGlass = (node, message) =>
           events.emit(toOutgoing([{ type: "warning.raised", node, message, warning: { code: "BreakGlass", node, message } }], { namespace: policy.namespace }));
         ready?.set(true);
@@ -190,7 +190,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         for (const t of timers) clearInterval(t);
         coordinator = undefined;
         index = undefined;
-        leaseOf = () => STARTING;
+        holdOf = () => STARTING;
         await budgets?.stop();
         cache?.stop();
         // Events of the last grants still go out (bounded), then retries stop.
@@ -200,5 +200,5 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       }
     },
   };
-  return { service, runnable, leaseOf: (node) => leaseOf(node), auditBreakGlass: (node, message) => auditBreakGlass(node, message) };
+  return { service, runnable, holdOf: (node) => holdOf(node), auditBreakGlass: (node, message) => auditBreakGlass(node, message) };
 }

@@ -24,6 +24,10 @@ describe.skipIf(!hasOpenssl())("the lease webhook called by the API server", () 
 
   const patchNode = (kc: KubeConfig, name: string, patch: object) =>
     kc.makeApiClient(CoreV1Api).patchNode({ name, body: patch }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch));
+  const holderOf = (node: string) => {
+    const h = world.replicas[0]!.lc.holdOf(node);
+    return h && "lease" in h ? h.lease.holder : undefined;
+  };
   const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: { code?: number; body?: string }) => ({ code: e.code, message: JSON.parse(e.body ?? "{}").message as string }));
 
   beforeAll(async () => {
@@ -38,7 +42,7 @@ describe.skipIf(!hasOpenssl())("the lease webhook called by the API server", () 
       port: 0,
       host: "127.0.0.1",
       policy: DEFAULT_POLICY,
-      leaseOf: (node) => replica.lc.leaseOf(node),
+      holdOf: (node) => replica.lc.holdOf(node),
       lookups: new KubeNodeLookups(world.kc),
       actsFor: DEFAULT_ACTS_FOR,
       breakGlassGroups: ["lockstep:break-glass"],
@@ -75,7 +79,7 @@ describe.skipIf(!hasOpenssl())("the lease webhook called by the API server", () 
   it("refuses the update of a node under another's maintenance lease and lets it through once released", async () => {
     const client = world.replicas[0]!.client;
     expect((await acquire(client, { node: "w1", holder: "alice", operation: OperationType.OPERATION_TYPE_MAINTENANCE, reason: "disk swap", durationSeconds: 600 })).granted).toBe(true);
-    await waitFor(() => world.replicas[0]!.lc.leaseOf("w1"), { what: "the lease in the coordinator's view" });
+    await waitFor(() => world.replicas[0]!.lc.holdOf("w1"), { what: "the lease in the coordinator's view" });
 
     const refused = await failure(patchNode(world.kc, "w1", { metadata: { annotations: { [DESIRED_CONFIG]: "rendered-worker-b" } } }));
     expect(refused?.code).toBe(403);
@@ -85,14 +89,14 @@ describe.skipIf(!hasOpenssl())("the lease webhook called by the API server", () 
     // The node nobody holds is updated as usual; so is w1 once alice releases.
     await patchNode(world.kc, "w2", { metadata: { annotations: { [DESIRED_CONFIG]: "rendered-worker-b" } } });
     expect(await call(client, "release", { node: "w1", holder: "alice" })).toEqual({ released: true });
-    await waitFor(() => world.replicas[0]!.lc.leaseOf("w1") !== undefined && (world.replicas[0]!.lc.leaseOf("w1") as { holder: string }).holder === "", { what: "the release in the coordinator's view" });
+    await waitFor(() => world.replicas[0]!.lc.holdOf("w1") === undefined, { what: "the release in the coordinator's view" });
     await patchNode(world.kc, "w1", { metadata: { annotations: { [DESIRED_CONFIG]: "rendered-worker-b" } } });
   });
 
   it("refuses a drain (eviction) and a cordon of a node the MCO updates, except by the MCO itself", async () => {
     const client = world.replicas[0]!.client;
     expect((await acquire(client, { node: "w1", holder: `${MCC}/w1`, operation: OperationType.OPERATION_TYPE_UPDATE, durationSeconds: 600 })).granted).toBe(true);
-    await waitFor(() => (world.replicas[0]!.lc.leaseOf("w1") as { holder?: string } | undefined)?.holder === `${MCC}/w1`, { what: "the update lease in view" });
+    await waitFor(() => holderOf("w1") === `${MCC}/w1`, { what: "the update lease in view" });
     const evicted = await failure(world.core.createNamespacedPodEviction({ name: "web-1", namespace: "apps", body: { metadata: { name: "web-1", namespace: "apps" } } }));
     expect(evicted).toMatchObject({ code: 403, message: expect.stringContaining("kube-sim-admin may not evict pod apps/web-1") });
     const cordon = await failure(patchNode(world.kc, "w1", { spec: { unschedulable: true } }));
@@ -103,7 +107,7 @@ describe.skipIf(!hasOpenssl())("the lease webhook called by the API server", () 
   it("lets break-glass through and publishes the override", async () => {
     const client = world.replicas[0]!.client;
     expect((await acquire(client, { node: "w2", holder: "bob", operation: OperationType.OPERATION_TYPE_MAINTENANCE, reason: "firmware", durationSeconds: 600 })).granted).toBe(true);
-    await waitFor(() => (world.replicas[0]!.lc.leaseOf("w2") as { holder?: string } | undefined)?.holder === "bob", { what: "bob's lease in view" });
+    await waitFor(() => holderOf("w2") === "bob", { what: "bob's lease in view" });
     await patchNode(oncall, "w2", { spec: { unschedulable: true } });
     expect((await world.core.readNode({ name: "w2" })).spec?.unschedulable).toBe(true);
     const warning = await waitFor(() => eventsOf(world, "warning.raised").find((m) => m.warning?.code === "BreakGlass"), { what: "the BreakGlass event" });

@@ -91,7 +91,12 @@ describe.skipIf(!hasOpenssl())("the lease webhook", () => {
       port: 0,
       host: "127.0.0.1",
       policy: DEFAULT_POLICY,
-      leaseOf: (node) => (unavailable ? { unavailable } : leases.get(node)),
+      holdOf: (node) => {
+        if (unavailable) return { unavailable };
+        const lease = leases.get(node);
+        // Renewed a minute before NOW for an hour: 59 minutes left.
+        return lease && { lease, expiresInSeconds: 3540, adminHold: false };
+      },
       lookups: new KubeNodeLookups(kc),
       actsFor: DEFAULT_ACTS_FOR,
       breakGlassGroups: ["lockstep:break-glass"],

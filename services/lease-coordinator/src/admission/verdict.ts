@@ -1,11 +1,12 @@
-// The lease webhook's decision. Pure: a disruption on a node, the lease that holds the node (if
-// any), who asks — allowed, or refused with a message naming the holder, the operation and how long
+// The lease webhook's decision. Pure: a disruption on a node, the hold on the node as the
+// coordinator judges it (if any), who asks — allowed, or refused with a message naming the holder, the operation and how long
 // the lease lasts. The conflict table is the coordinator's own (policy/conflict.ts), so a request
 // refused here is one an Acquire for the same operation would be refused too.
-import { OperationType, type NodeLease } from "@lockstep/contracts";
+import { OperationType } from "@lockstep/contracts";
 import { evaluateConflict } from "../policy/conflict.js";
 import type { PolicyConfig } from "../policy/config.js";
 import { operationName, type OperationName } from "../policy/operations.js";
+import type { NodeHold } from "../service/coordinator.js";
 import type { AdmissionUser } from "./review.js";
 
 /** Requesters that act for a holder: e.g. the machine-config daemon drains under the controller's Update lease. */
@@ -51,28 +52,22 @@ function remaining(ms: number): string {
   return `${Math.floor(s / 3600)}h${Math.round((s % 3600) / 60)}m`;
 }
 
-/** When the lease stops holding the node, or undefined when it does not hold it now. */
-export function heldUntil(lease: NodeLease | undefined, nowMs: number): number | undefined {
-  if (lease === undefined || lease.holder === "") return undefined;
-  const from = (lease.renewTime ?? lease.acquireTime)?.getTime();
-  if (from === undefined) return undefined;
-  const until = from + lease.durationSeconds * 1000;
-  return until > nowMs ? until : undefined;
-}
-
 export function verdict(
   disruption: { node: string; operation: OperationName; what: string },
-  lease: NodeLease | undefined,
+  hold: NodeHold | undefined,
   requester: Requester,
   nowMs: number,
   policy: PolicyConfig,
 ): Verdict {
-  const until = heldUntil(lease, nowMs);
-  if (lease === undefined || until === undefined || owns(requester, lease.holder)) return { allowed: true };
+  if (hold === undefined || owns(requester, hold.lease.holder)) return { allowed: true };
+  const { lease } = hold;
   const op = lease.operation === OperationType.OPERATION_TYPE_UNSPECIFIED ? undefined : operationName(lease.operation);
-  const c = evaluateConflict(disruption.node, { holder: requester.username, operation: disruption.operation, force: false }, { holder: lease.holder, operation: op, reason: lease.reason, foreign: lease.foreign, adminHold: false }, policy);
+  const c = evaluateConflict(disruption.node, { holder: requester.username, operation: disruption.operation, force: false }, { holder: lease.holder, operation: op, reason: lease.reason, foreign: lease.foreign, adminHold: hold.adminHold }, policy);
   if (c.kind !== "blocked") return { allowed: true };
-  const held = `node ${disruption.node} is leased to ${lease.holder} for ${op ?? "an unknown operation"}${lease.reason ? ` ("${lease.reason}")` : ""} until ${new Date(until).toISOString()} (${remaining(until - nowMs)} left)`;
+  const term = Number.isFinite(hold.expiresInSeconds)
+    ? `until ${new Date(nowMs + hold.expiresInSeconds * 1000).toISOString()} (${remaining(hold.expiresInSeconds * 1000)} left)`
+    : "until it is released (an admin hold)";
+  const held = `node ${disruption.node} is leased to ${lease.holder} for ${op ?? "an unknown operation"}${lease.reason ? ` ("${lease.reason}")` : ""} ${term}`;
   if (requester.breakGlass) return { allowed: true, audit: `break-glass: ${requester.username} may ${disruption.what} although ${held}` };
   return { allowed: false, message: `${held}: ${requester.username || "this request"} may not ${disruption.what} until it is released or expires [${c.code}]` };
 }

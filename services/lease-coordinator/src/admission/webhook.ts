@@ -5,9 +5,9 @@
 import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { NodeLease } from "@lockstep/contracts";
 import type { Logger } from "pino";
 import type { PolicyConfig } from "../policy/config.js";
+import type { NodeHold } from "../service/coordinator.js";
 import { classify, type NodeDisruption } from "./disruption.js";
 import type { NodeLookups } from "./node-lookups.js";
 import { admissionResponse, parseAdmissionReview, type AdmissionRequest } from "./review.js";
@@ -23,8 +23,8 @@ export interface LeaseWebhookOptions {
   port: number;
   host?: string;
   policy: PolicyConfig;
-  /** The node's effective lease, or an error text while the view cannot be trusted. */
-  leaseOf(node: string): NodeLease | undefined | { unavailable: string };
+  /** The node's current hold, or an error text while the view cannot be trusted. */
+  holdOf(node: string): NodeHold | undefined | { unavailable: string };
   lookups: NodeLookups;
   actsFor: readonly ActsFor[];
   breakGlassGroups: readonly string[];
@@ -85,9 +85,9 @@ export async function startLeaseWebhook(o: LeaseWebhookOptions): Promise<LeaseWe
   const review = async (req: AdmissionRequest): Promise<{ outcome: ReviewOutcome; answer: object }> => {
     const found = await disruptedNode(req, o.lookups);
     if (found === undefined) return { outcome: "not-disruptive", answer: admissionResponse(req.uid, { allowed: true }) };
-    const lease = o.leaseOf(found.node);
-    if (lease !== undefined && "unavailable" in lease) throw new HttpFailure(503, lease.unavailable);
-    const v = verdict(found, lease, requesterOf(req.userInfo, o.actsFor, o.breakGlassGroups), clock(), o.policy);
+    const hold = o.holdOf(found.node);
+    if (hold !== undefined && "unavailable" in hold) throw new HttpFailure(503, hold.unavailable);
+    const v = verdict(found, hold, requesterOf(req.userInfo, o.actsFor, o.breakGlassGroups), clock(), o.policy);
     if (!v.allowed) {
       o.logger.info({ node: found.node, user: req.userInfo.username, resource: req.resource, subResource: req.subResource, name: req.name, dryRun: req.dryRun }, "admission refused: node leased by another holder");
       return { outcome: "refused", answer: admissionResponse(req.uid, { allowed: false, message: v.message }) };

@@ -36,6 +36,13 @@ export interface ClusterView {
   cluster(): ClusterIndex;
 }
 
+/** A node's current hold and how long it lasts (Infinity for an admin hold). */
+export interface NodeHold {
+  lease: NodeLease;
+  expiresInSeconds: number;
+  adminHold: boolean;
+}
+
 export interface EventSink {
   emit(events: OutgoingEvent[]): void;
 }
@@ -356,13 +363,33 @@ export class Coordinator {
 
   /** The node's effective lease: a valid hold (ours or foreign) first, else our Lease record. */
   get(node: string): NodeLease | undefined {
-    const nowMs = this.clock();
+    const { held, records } = this.nodeRecords(node);
+    const chosen = held?.rec ?? records.find((r) => r.kind === "node");
+    return chosen ? toNodeLease(chosen) : undefined;
+  }
+
+  /**
+   * The hold on the node now (ours or foreign), judged as every decision judges it (expiry on this
+   * replica's clock, admin holds without end), or undefined when nothing holds it.
+   */
+  hold(node: string): NodeHold | undefined {
+    const { held } = this.nodeRecords(node);
+    return held ? { lease: toNodeLease(held.rec), expiresInSeconds: held.expiresInSeconds, adminHold: held.adminHold } : undefined;
+  }
+
+  private nodeRecords(node: string) {
     // Node and foreign leases only (leasesOfNode leaves out budget slots).
     const records = this.o.index.leasesOfNode(node).map((e) => e.rec);
-    const view = buildView({ nodes: [], pools: [], budgets: [], leases: [], records, observations: this.o.index.observations, observationsCurrent: true }, nowMs, this.o.policy);
-    const held = records.find((r) => view.validity(r).status === "held");
-    const chosen = held ?? records.find((r) => r.kind === "node");
-    return chosen ? toNodeLease(chosen) : undefined;
+    const view = buildView({ nodes: [], pools: [], budgets: [], leases: [], records, observations: this.o.index.observations, observationsCurrent: true }, this.clock(), this.o.policy);
+    let held: { rec: (typeof records)[number]; expiresInSeconds: number; adminHold: boolean } | undefined;
+    for (const rec of records) {
+      const v = view.validity(rec);
+      if (v.status === "held") {
+        held = { rec, expiresInSeconds: v.expiresInSeconds, adminHold: v.adminHold };
+        break;
+      }
+    }
+    return { held, records };
   }
 
   /** Valid holds, ours and foreign, sorted by node; optionally one operation or one pool. */
