@@ -24,9 +24,15 @@ export interface Failures {
   random: { drainBlocked: number; neverReturns: number; degrade: number };
 }
 
+/** Whether the MCO asks Lockstep for a lease before an update ("cooperate") or, as the real one, never does ("enforced"). */
+export type LeaseMode = "cooperate" | "enforced";
+
 export interface SimContext {
   world: World;
   writer: KubeWriter;
+  /** The MCO's writes: as its ServiceAccounts in the enforced mode, else the simulator's writer. */
+  mco: { controller: KubeWriter; daemon: KubeWriter };
+  leases: LeaseMode;
   wheel: TimerWheel;
   clock: SimClock;
   timing: Timing;
@@ -48,5 +54,22 @@ export function stageDelayMs(ctx: SimContext, s: Stage, key: string): number {
   return ctx.clock.realMs(stageSeconds(s, ctx.seed, key) * 1000);
 }
 
-/** First line of an error (client-node puts whole response bodies in messages). */
-export const errText = (err: unknown) => String((err as Error)?.message ?? err).split("\n")[0]!.slice(0, 300);
+/** The API server's Status message of a refused request (what kubectl prints), if the error has one. */
+export function apiMessage(err: unknown): string | undefined {
+  const body = (err as { body?: unknown })?.body;
+  if (typeof body !== "string") return undefined;
+  try {
+    const m = (JSON.parse(body) as { message?: unknown }).message;
+    return typeof m === "string" && m ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** First line of an error (client-node puts whole response bodies in messages); an API error's Status message when there is one. */
+export const errText = (err: unknown) => {
+  const api = apiMessage(err);
+  const code = (err as { code?: unknown })?.code;
+  const text = api !== undefined ? `${typeof code === "number" ? `HTTP ${code}: ` : ""}${api}` : String((err as Error)?.message ?? err);
+  return text.split("\n")[0]!.slice(0, 500);
+};
