@@ -52,3 +52,23 @@ describe("waitUntil", () => {
     expect(reports).toEqual([]);
   });
 });
+
+describe("findKubectl", () => {
+  it("takes KUBECTL_BIN when it exists, else the first kubectl on PATH, else none", async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { findKubectl } = await import("./story.js");
+    const dir = mkdtempSync(join(tmpdir(), "lockstep-kubectl-"));
+    try {
+      writeFileSync(join(dir, "kubectl"), "");
+      expect(findKubectl({ KUBECTL_BIN: join(dir, "kubectl") })).toBe(join(dir, "kubectl"));
+      expect(findKubectl({ KUBECTL_BIN: join(dir, "missing") })).toBeUndefined();
+      // The repository's .tools/kubectl comes before PATH when it exists; here only PATH decides.
+      const found = findKubectl({ PATH: `${join(dir, "none")}:${dir}` });
+      expect([join(dir, "kubectl"), expect.stringMatching(/\.tools\/kubectl$/)]).toContainEqual(found);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
