@@ -72,3 +72,17 @@ describe("findKubectl", () => {
     }
   });
 });
+
+describe("mcpLine", () => {
+  it("shows a pool as oc get mcp's columns", async () => {
+    const { mcpLine } = await import("./story.js");
+    const pool = {
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfigPool",
+      metadata: { name: "worker" },
+      status: { machineCount: 6, readyMachineCount: 4, updatedMachineCount: 4, degradedMachineCount: 1, conditions: [{ type: "Updated", status: "False" }, { type: "Updating", status: "True" }, { type: "Degraded", status: "True" }] },
+    };
+    expect(mcpLine(pool)).toBe("oc get mcp worker: UPDATED=False UPDATING=True DEGRADED=True MACHINECOUNT=6 READYMACHINECOUNT=4 UPDATEDMACHINECOUNT=4 DEGRADEDMACHINECOUNT=1");
+    expect(mcpLine(undefined)).toBe("pool not found");
+  });
+});

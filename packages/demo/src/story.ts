@@ -151,6 +151,14 @@ async function apiCall(c: StoryContext, method: string, path: string, body: obje
   return { code: res.status, message };
 }
 
+/** What `oc get mcp <pool>` shows: its columns as name=value. */
+export function mcpLine(pool: KubeObject | undefined): string {
+  if (!pool) return "pool not found";
+  const cond = (t: string) => (pool.status?.conditions ?? []).find((x: { type: string }) => x.type === t)?.status ?? "";
+  const st = pool.status ?? {};
+  return `oc get mcp ${pool.metadata.name}: UPDATED=${cond("Updated")} UPDATING=${cond("Updating")} DEGRADED=${cond("Degraded")} MACHINECOUNT=${st.machineCount} READYMACHINECOUNT=${st.readyMachineCount} UPDATEDMACHINECOUNT=${st.updatedMachineCount} DEGRADEDMACHINECOUNT=${st.degradedMachineCount}`;
+}
+
 /** The line of `text` naming the holder, trimmed for the log. */
 const namingHolder = (text: string) => text.split("\n").find((l) => l.includes(ADMIN))?.trim();
 
@@ -238,7 +246,7 @@ export const STEPS: Step[] = [
       });
       const rec = nodeRecord(st, s.maintenanceNode);
       if (rec?.phase === "Updated" || rec?.isUpdating) throw new StepFailed(`${s.maintenanceNode} was updated under maintenance`);
-      const insight = st.health.find((h) => h.lockstep && h.scopeResources.includes(s.maintenanceNode));
+      const insight = st.health.find((h) => h.lockstep && h.scopeResources.includes(`nodes/${s.maintenanceNode}`));
       return `${s.maintenanceNode}: ${rec?.assessment}/${rec?.phase}${insight ? `; ${insight.summary}` : ""}`;
     },
   },
@@ -261,7 +269,7 @@ export const STEPS: Step[] = [
       const desired = node?.metadata.annotations?.["machineconfiguration.openshift.io/desiredConfig"];
       const pool = c.env.sim.world.get("pool", "worker")?.spec?.configuration?.name;
       if (desired === pool) throw new StepFailed(`${s.maintenanceNode} was given the new config under maintenance`);
-      return `HTTP ${call.code}, ${n} tries so far (the MCO retries with backoff): ${call.message}`;
+      return `HTTP ${call.code}, ${n} tries so far (the MCO retries with backoff; no event, no pool condition): ${call.message}; ${mcpLine(c.env.sim.world.get("pool", "worker"))}`;
     },
   },
   {
