@@ -2,7 +2,7 @@
 // (no client-node model (de)serialisation: a tenth of the simulator's CPU at 10,000 nodes), bounded
 // concurrency, counters. Objects go out as given and come back as the server sent them.
 import { collectionPath, KubeApiError, KubeHttp, Resources, statusCode, type KubeConfigLike, type ResourceType } from "@lockstep/kube/lite";
-import { errText } from "./context.js";
+import { errText } from "./errors.js";
 import type { KubeObject } from "./types.js";
 
 // The kinds the simulator writes: the shared resource table, plus Namespace (Lockstep never writes one).

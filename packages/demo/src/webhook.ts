@@ -2,7 +2,10 @@
 // start (openssl, like the chart's self-signed mode; @lockstep/testing's createTestPki is a test-only
 // dependency), the lease-coordinator serving it (ADMISSION_* env), and the chart's
 // ValidatingWebhookConfiguration (deploy/helm/lockstep/templates/_lease-webhook.tpl with the
-// chart's defaults) registered in kube-sim, which reaches the Service through its webhookServices map.
+// chart's defaults, in the form it renders for Kubernetes 1.28+: matchConditions, updates and
+// power-off fail closed) registered in kube-sim, which reaches the Service through its
+// webhookServices map. kube-sim does not evaluate matchConditions, so there every Node update
+// reaches both node webhooks; the lease-coordinator still refuses only disruptions.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
@@ -40,7 +43,7 @@ export function createWebhookTls(dir: string): WebhookTls {
   return { caPem: readFileSync(join(dir, "ca.crt")), certPath: join(dir, "server.crt"), keyPath: join(dir, "server.key") };
 }
 
-/** The chart's three webhooks with its default failure policies and timeout. */
+/** The chart's three webhooks with its default failure policies and timeout (Kubernetes 1.28+ form). */
 export function leaseWebhookConfiguration(caPem: Buffer): Record<string, unknown> {
   const clientConfig = { service: { ...WEBHOOK_SERVICE }, caBundle: caPem.toString("base64") };
   const common = { clientConfig, sideEffects: "None", admissionReviewVersions: ["v1"], timeoutSeconds: 5 };
