@@ -462,6 +462,7 @@ function watch(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, r: Re
     apiVersion,
     currentRv: () => store.resourceVersion,
     maxBufferBytes: ctx.watchBufferBytes,
+    transform: wantsTable(req.headers.accept) ? tableEvents(t, r.version, store, includeObjectOf(q)) : undefined,
   });
   startStream(res);
   try {
@@ -478,6 +479,23 @@ function watch(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, r: Re
   stream.onClose = () => ctx.watches.delete(stream);
   if (timeoutSeconds && timeoutSeconds > 0) stream.setTimeout(timeoutSeconds);
   req.on("close", () => stream.end());
+}
+
+/**
+ * Watch events as one-row Tables, the column definitions in the first only (kube-apiserver sets
+ * NoHeaders on the events after it).
+ */
+function tableEvents(t: ResourceType, version: string, store: Store, include: ReturnType<typeof includeObjectOf>): (obj: KubeObject) => unknown {
+  let first = true;
+  const apiVersion = apiVersionOf(t.group, version);
+  return (obj) => {
+    const table = toTable(t, version, [obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion }], store.clock(), include, {
+      resourceVersion: obj.metadata?.resourceVersion,
+    }) as { columnDefinitions?: unknown };
+    if (!first) delete table.columnDefinitions;
+    first = false;
+    return table;
+  };
 }
 
 export { notFound };

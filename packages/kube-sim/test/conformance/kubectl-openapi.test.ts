@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startKubeSim, type KubeSim } from "../../src/index.js";
+import { until } from "../helpers.js";
 import { kubectls, type Kubectl } from "../kubectls.js";
 
 const { available, missing } = kubectls();
@@ -133,6 +134,24 @@ describe.each(available)("kubectl $label against kube-sim's OpenAPI and Tables",
     const wide = await ok("get", "node", "master-0", "-o", "wide");
     expect(wide).toMatch(/INTERNAL-IP\s+EXTERNAL-IP\s+OS-IMAGE\s+KERNEL-VERSION\s+CONTAINER-RUNTIME/);
     expect(wide).toMatch(/10\.0\.0\.10\s+<none>\s+Red Hat Enterprise Linux CoreOS\s+5\.14\.0\s+cri-o:\/\/1\.31\.2/);
+  });
+
+  it("keeps the server's columns while watching (get -w: one-row Tables)", async () => {
+    const child = spawn(k.path, ["--kubeconfig", kubeconfig, "get", "nodes", "-w"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, KUBECACHEDIR: join(dir, "cache") } });
+    let out = "";
+    const rows = () => out.split("\n").filter((l) => l.startsWith("worker-0 "));
+    const seen = new Promise<void>((resolve) => {
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (rows().length >= 2) resolve();
+      });
+    });
+    await until(() => sim.store.watchers().length > 0 && rows().length === 1, "kubectl's watch");
+    await ok("label", "node", "worker-0", "watched=yes");
+    await seen;
+    child.kill();
+    expect(out.split("\n")[0]!.trim().split(/\s+/)).toEqual(["NAME", "STATUS", "ROLES", "AGE", "VERSION"]);
+    expect(rows()[1]).toMatch(/^worker-0\s+NotReady,SchedulingDisabled\s+worker\s+\d+s\s+v1\.30\.7$/);
   });
 
   it("prints custom resources with their CRD's printer columns", async () => {
