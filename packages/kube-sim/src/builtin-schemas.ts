@@ -145,6 +145,12 @@ const BODIES: Record<string, { description: string; properties: Record<string, S
     },
     required: ["involvedObject"],
   },
+  "/v1/Service": {
+    description: "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.",
+    properties: openSpecStatus,
+  },
+  "apps/v1/Deployment": { description: "Deployment enables declarative updates for Pods and ReplicaSets.", properties: openSpecStatus },
+  "networking.k8s.io/v1/NetworkPolicy": { description: "NetworkPolicy describes what network traffic is allowed for a set of Pods", properties: { spec: open } },
   "policy/v1/PodDisruptionBudget": {
     description: "PodDisruptionBudget is an object to define the max disruption that can be caused to a collection of pods.",
     properties: {

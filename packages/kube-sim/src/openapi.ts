@@ -13,8 +13,19 @@ import type { ResourceType, Schema } from "./types.js";
 
 const OPEN: Schema = { type: "object", "x-kubernetes-preserve-unknown-fields": true };
 
+// Per type object: a CRD change registers a new one, so entries never go stale.
+const published = new WeakMap<ResourceType, Map<string, Schema>>();
+
 /** The schema a kind is published (and strictly validated) with; refs as `#/definitions/<name>`. */
 export function publishedSchema(t: ResourceType, version: string): Schema {
+  let byVersion = published.get(t);
+  if (!byVersion) published.set(t, (byVersion = new Map()));
+  let s = byVersion.get(version);
+  if (!s) byVersion.set(version, (s = buildSchema(t, version)));
+  return s;
+}
+
+function buildSchema(t: ResourceType, version: string): Schema {
   const gvk = [{ group: t.group, version, kind: t.kind }];
   let s: Schema | undefined;
   if (!t.custom) s = builtinSchema(t.group, version, t.kind);

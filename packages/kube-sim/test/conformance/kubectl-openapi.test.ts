@@ -139,7 +139,8 @@ describe.each(available)("kubectl $label against kube-sim's OpenAPI and Tables",
   it("keeps the server's columns while watching (get -w: one-row Tables)", async () => {
     const child = spawn(k.path, ["--kubeconfig", kubeconfig, "get", "nodes", "-w"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, KUBECACHEDIR: join(dir, "cache") } });
     let out = "";
-    const rows = () => out.split("\n").filter((l) => l.startsWith("worker-0 "));
+    // Complete lines only: a chunk may end mid-row.
+    const rows = () => out.slice(0, out.lastIndexOf("\n") + 1).split("\n").filter((l) => l.startsWith("worker-0 "));
     const seen = new Promise<void>((resolve) => {
       child.stdout.on("data", (d: Buffer) => {
         out += d.toString();
