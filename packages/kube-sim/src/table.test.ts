@@ -150,3 +150,38 @@ describe("custom resource Table", () => {
     expect(table.rows[0].cells).toEqual(["w1", "3h"]);
   });
 });
+
+describe("other built-in printers", () => {
+  const type = (plural: string) => builtinTypes().find((t) => t.plural === plural)!;
+  const meta = { name: "x", creationTimestamp: "2026-01-10T11:59:00Z" };
+  const table = (plural: string, o: KubeObject) => toTable(type(plural), "v1", [o], NOW, "None") as any;
+  const header = (plural: string) => table(plural, { metadata: meta }).columnDefinitions.map((c: any) => c.name);
+
+  it("configmaps and secrets count their entries", () => {
+    expect(header("configmaps")).toEqual(["Name", "Data", "Age"]);
+    expect(table("configmaps", { metadata: meta, data: { a: "1", b: "2" }, binaryData: { c: "AA==" } }).rows[0].cells).toEqual(["x", 3, "60s"]);
+    expect(header("secrets")).toEqual(["Name", "Type", "Data", "Age"]);
+    expect(table("secrets", { metadata: meta, type: "Opaque", data: { a: "MQ==" } }).rows[0].cells).toEqual(["x", "Opaque", 1, "60s"]);
+  });
+
+  it("pods: ready containers, status (Terminating when deleted), restarts, and IP / node at priority 1", () => {
+    const pod = {
+      metadata: meta,
+      spec: { containers: [{ name: "a" }, { name: "b" }], nodeName: "worker-0" },
+      status: { phase: "Running", podIP: "10.128.0.5", containerStatuses: [{ ready: true, restartCount: 2 }, { ready: false, restartCount: 1 }] },
+    };
+    expect(table("pods", pod).rows[0].cells).toEqual(["x", "1/2", "Running", 3, "60s", "10.128.0.5", "worker-0"]);
+    expect(table("pods", { ...pod, metadata: { ...meta, deletionTimestamp: "2026-01-10T12:00:00Z" } }).rows[0].cells[2]).toBe("Terminating");
+    expect(table("pods", { metadata: meta }).rows[0].cells).toEqual(["x", "0/0", "Unknown", 0, "60s", "<none>", "<none>"]);
+  });
+
+  it("namespaces, leases and PDBs", () => {
+    expect(table("namespaces", { metadata: meta, status: { phase: "Active" } }).rows[0].cells).toEqual(["x", "Active", "60s"]);
+    expect(table("leases", { metadata: meta, spec: { holderIdentity: "me" } }).rows[0].cells).toEqual(["x", "me", "60s"]);
+    expect(table("poddisruptionbudgets", { metadata: meta, spec: { maxUnavailable: 1 }, status: { disruptionsAllowed: 1 } }).rows[0].cells).toEqual(["x", "N/A", "1", 1, "60s"]);
+  });
+
+  it("anything else: NAME and AGE", () => {
+    expect(header("serviceaccounts")).toEqual(["Name", "Age"]);
+  });
+});

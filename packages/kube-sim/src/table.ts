@@ -1,7 +1,8 @@
 // Server-side printing (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`, what `kubectl get`
 // asks for): nodes with kube-apiserver's printer (NAME STATUS ROLES AGE VERSION, the wide columns at
-// priority 1), custom resources with their CRD's additionalPrinterColumns (JSONPath), and NAME/AGE
-// for everything else. Pure: the clock is passed in.
+// priority 1), namespaces, configmaps, secrets, pods, leases and PDBs with their usual columns,
+// custom resources with their CRD's additionalPrinterColumns (JSONPath), and NAME/AGE for everything
+// else. Pure: the clock is passed in.
 import { isPlainObject } from "./json.js";
 import type { KubeObject, PrinterColumn, ResourceType } from "./types.js";
 
@@ -214,8 +215,59 @@ interface Printer {
   row(o: KubeObject, now: Date): unknown[];
 }
 
+const count = (v: unknown) => (v && typeof v === "object" ? Object.keys(v).length : 0);
+const AGE = col("Age", AGE_DESCRIPTION);
+const ageOf = (o: KubeObject, now: Date) => age(o.metadata?.creationTimestamp, now);
+
+function podRow(o: KubeObject, now: Date): unknown[] {
+  const containers: unknown[] = Array.isArray(o.spec?.containers) ? o.spec.containers : [];
+  const statuses: Array<{ ready?: boolean; restartCount?: number }> = Array.isArray(o.status?.containerStatuses) ? o.status.containerStatuses : [];
+  const ready = statuses.filter((c) => c?.ready === true).length;
+  const restarts = statuses.reduce((n, c) => n + (Number(c?.restartCount) || 0), 0);
+  const status = o.metadata?.deletionTimestamp ? "Terminating" : (o.status?.reason ?? o.status?.phase ?? "Unknown");
+  return [o.metadata?.name ?? "", `${ready}/${containers.length}`, status, restarts, ageOf(o, now), o.status?.podIP || "<none>", o.spec?.nodeName || "<none>"];
+}
+
+/** kube-apiserver's printers for the other built-ins kube-sim serves (their usual columns). */
+const BUILTIN_PRINTERS: Record<string, Printer> = {
+  "/namespaces": { columns: [NAME, col("Status", "The status of the namespace"), AGE], row: (o, now) => [o.metadata?.name ?? "", o.status?.phase ?? "", ageOf(o, now)] },
+  "/configmaps": { columns: [NAME, { ...col("Data", "Number of data entries."), type: "integer" }, AGE], row: (o, now) => [o.metadata?.name ?? "", count(o.data) + count(o.binaryData), ageOf(o, now)] },
+  "/secrets": {
+    columns: [NAME, col("Type", "The type of the secret"), { ...col("Data", "The number of entries in the secret"), type: "integer" }, AGE],
+    row: (o, now) => [o.metadata?.name ?? "", o.type ?? "", count(o.data), ageOf(o, now)],
+  },
+  "/pods": {
+    columns: [
+      NAME,
+      col("Ready", "The aggregate readiness state of this pod for accepting traffic."),
+      col("Status", "The aggregate status of the containers in this pod."),
+      { ...col("Restarts", "The number of times the containers in this pod have been restarted."), type: "integer" },
+      AGE,
+      col("IP", "IP address allocated to the pod.", 1),
+      col("Node", "Name of the node this pod is running on.", 1),
+    ],
+    row: podRow,
+  },
+  "coordination.k8s.io/leases": {
+    columns: [NAME, col("Holder", "HolderIdentity contains the identity of the holder of a current lease."), AGE],
+    row: (o, now) => [o.metadata?.name ?? "", o.spec?.holderIdentity ?? "", ageOf(o, now)],
+  },
+  "policy/poddisruptionbudgets": {
+    columns: [
+      NAME,
+      col("Min Available", "The minimum number of pods that must be available"),
+      col("Max Unavailable", "The maximum number of pods that may be unavailable"),
+      { ...col("Allowed Disruptions", "Calculated number of pods that may be disrupted at this time"), type: "integer" },
+      AGE,
+    ],
+    row: (o, now) => [o.metadata?.name ?? "", String(o.spec?.minAvailable ?? "N/A"), String(o.spec?.maxUnavailable ?? "N/A"), o.status?.disruptionsAllowed ?? 0, ageOf(o, now)],
+  },
+};
+
 function printerFor(t: ResourceType, version: string): Printer {
   if (t.group === "" && t.plural === "nodes") return { columns: NODE_COLUMNS, row: nodeRow };
+  const builtin = t.custom ? undefined : BUILTIN_PRINTERS[`${t.group}/${t.plural}`];
+  if (builtin) return builtin;
   const custom = t.custom ? t.printerColumns?.[version] : undefined;
   // A CRD without columns gets Age, as apiextensions-apiserver defaults them.
   const columns: PrinterColumn[] = custom?.length ? custom : [{ name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp", description: AGE_DESCRIPTION }];
