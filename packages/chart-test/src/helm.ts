@@ -41,36 +41,33 @@ export class HelmError extends Error {
 
 /**
  * Helm's own homes under the OS temp folder: the tests never read or write the user's Helm setup.
- * The Kubernetes discovery cache is per process: kube-sims on a reused port may serve other kinds.
+ * The Kubernetes discovery cache is per call, removed after it: kube-sims on a reused port may
+ * serve other kinds.
  */
-function helmEnv(): NodeJS.ProcessEnv {
+function helmEnv(kubeCache: string): NodeJS.ProcessEnv {
   const home = join(tmpdir(), "lockstep-helm", "home");
   return {
     ...process.env,
     HELM_CACHE_HOME: join(home, "cache"),
     HELM_CONFIG_HOME: join(home, "config"),
     HELM_DATA_HOME: join(home, "data"),
-    KUBECACHEDIR: kubeCacheDir(),
+    KUBECACHEDIR: kubeCache,
   };
 }
 
-let kubeCache: string | undefined;
-function kubeCacheDir(): string {
-  if (!kubeCache) {
-    kubeCache = mkdtempSync(join(tmpdir(), "lockstep-helm-kube-cache-"));
-    const dir = kubeCache;
-    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-  }
-  return kubeCache;
-}
+const newKubeCache = () => mkdtempSync(join(tmpdir(), "lockstep-helm-kube-cache-"));
+const dropKubeCache = (dir: string) => rmSync(dir, { recursive: true, force: true });
 
 /**
  * Runs helm without blocking the event loop (needed when helm talks to an API server living in
  * this process, such as kube-sim); returns stdout, throws HelmError with helm's stderr.
  */
 export function helmAsync(args: string[]): Promise<string> {
+  const bin = helmBin();
+  const kubeCache = newKubeCache();
   return new Promise((resolve, reject) => {
-    execFile(helmBin(), args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: helmEnv() }, (err, stdout, stderr) => {
+    execFile(bin, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: helmEnv(kubeCache) }, (err, stdout, stderr) => {
+      dropKubeCache(kubeCache);
       if (err) reject(typeof err.code === "number" ? new HelmError(args, stderr) : err);
       else resolve(stdout);
     });
@@ -79,7 +76,10 @@ export function helmAsync(args: string[]): Promise<string> {
 
 /** Runs helm with the given arguments; returns stdout, throws HelmError with helm's stderr. */
 export function helm(args: string[]): string {
-  const r = spawnSync(helmBin(), args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: helmEnv() });
+  const bin = helmBin();
+  const kubeCache = newKubeCache();
+  const r = spawnSync(bin, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: helmEnv(kubeCache) });
+  dropKubeCache(kubeCache);
   if (r.error) throw r.error;
   if (r.status !== 0) throw new HelmError(args, r.stderr);
   return r.stdout;
