@@ -7,6 +7,7 @@ import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyManifests, readBack, registerMissingKinds } from "./apply.js";
 import { chartCrds, renderChart, schemaErrors, ValuesSchemaError, coalesce, type Values } from "./chart.js";
+import { helmVersion } from "./helm.js";
 import { chartDir, repoRoot } from "./paths.js";
 import { validateManifests } from "./validate.js";
 
@@ -56,7 +57,7 @@ describe("values.schema.json", () => {
 describe.each([
   ["default values", {} as Values],
   ["ci/max-values.yaml", maxValues],
-])("rendering with %s", (_name, values) => {
+])(`helm ${helmVersion()} template with %s`, (_name, values) => {
   const rendered = renderChart(chartDir, { values, namespace: "lockstep" });
   const count = (kind: string) => rendered.manifests.filter((m) => m.kind === kind).length;
 

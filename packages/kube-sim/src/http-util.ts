@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse as parseYaml } from "yaml";
 import { badRequest, KubeError, unsupportedMediaType } from "./errors.js";
+import { decodeProtobuf } from "./protobuf.js";
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -23,10 +24,14 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** Decodes a request body: JSON, or YAML when the content type says so. Empty → undefined. */
+/**
+ * Decodes a request body: JSON, YAML when the content type says so, or Kubernetes protobuf for the
+ * kinds protobuf.ts knows. Empty → undefined.
+ */
 export function decodeBody(buf: Buffer, contentType: string | undefined, allowYaml = true): unknown {
   if (buf.length === 0) return undefined;
   const ct = (contentType ?? "application/json").split(";")[0]!.trim().toLowerCase();
+  if (ct === "application/vnd.kubernetes.protobuf") return decodeProtobuf(buf);
   const text = buf.toString("utf8");
   if (ct.includes("yaml")) {
     if (!allowYaml) throw unsupportedMediaType();

@@ -17,6 +17,7 @@ import { acceptsJson, decodeBody, readBody, sendError, sendJson, sendText, sleep
 import { kubeconfigYaml, writeKubeconfig } from "./kubeconfig.js";
 import { dumpList, dumpToFile, loadFiles, parseObjects, seedObjects } from "./load.js";
 import { timestamp } from "./meta.js";
+import { openApiV2, openApiV3Document, openApiV3Root } from "./openapi.js";
 import { installCrdSet, type CrdSet } from "./openshift.js";
 import { seededRng } from "./rng.js";
 import { authorize, MASTERS_GROUP, type UserInfo } from "./rbac.js";
@@ -273,6 +274,13 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     switch (route.kind) {
       case "plain":
         if (route.path === "/version") return sendJson(res, 200, SERVER_VERSION);
+        if (route.path === "/openapi/v2") return sendJson(res, 200, openApiV2(store.registry));
+        if (route.path === "/openapi/v3" || route.path === "/openapi/v3/") return sendJson(res, 200, openApiV3Root(store.registry));
+        if (route.path.startsWith("/openapi/v3/")) {
+          const doc = openApiV3Document(store.registry, route.path.slice("/openapi/v3/".length));
+          if (doc === undefined) throw notFoundPath();
+          return sendJson(res, 200, doc);
+        }
         throw notFoundPath();
       case "discovery-root":
         return sendJson(res, 200, route.core ? apiVersions(`${host}:${port}`) : apiGroupList(store.registry));

@@ -69,12 +69,24 @@ export interface ResourceType {
   nameRule: "subdomain" | "label" | "path";
   /** Extra field selectors beyond metadata.name / metadata.namespace. */
   fields: Record<string, FieldGetter>;
+  /** Per-version additionalPrinterColumns (custom resources only): server-side Table columns. */
+  printerColumns?: Record<string, PrinterColumn[] | undefined>;
   /** Per-version schemas for pruning (custom resources only). */
   schemas?: Record<string, Schema | undefined>;
   /** Never stored, POST only: the review APIs (TokenReview, SubjectAccessReview …), answered by reviews.ts. */
   createOnly?: boolean;
   /** Type-specific hooks; all synchronous and pure. */
   hooks?: TypeHooks;
+}
+
+/** A CRD's additionalPrinterColumns entry. */
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  jsonPath: string;
 }
 
 export interface TypeHooks {

@@ -4,6 +4,7 @@ import type { ServerResponse } from "node:http";
 import type { StatusBody } from "./errors.js";
 import { entryJson, type Entry, type EventType, type Watcher } from "./store.js";
 import type { Filter } from "./selectors.js";
+import type { KubeObject } from "./types.js";
 
 export interface WatchStreamOptions {
   filter: Filter;
@@ -13,6 +14,8 @@ export interface WatchStreamOptions {
   /** Current global RV, for bookmarks. */
   currentRv: () => number;
   maxBufferBytes: number;
+  /** Replaces each event's object (server-side Tables); events are then serialised one by one. */
+  transform?: (obj: KubeObject) => unknown;
 }
 
 const PREFIX: Record<EventType, Buffer> = {
@@ -55,7 +58,8 @@ export class WatchStream implements Watcher {
 
   send(type: EventType, entry: Entry): void {
     if (this.closed) return;
-    this.res.write(line(entry, type));
+    const t = this.opts.transform;
+    this.res.write(t ? `{"type":"${type}","object":${JSON.stringify(t(entry.obj))}}\n` : line(entry, type));
     if (this.res.writableLength > this.opts.maxBufferBytes) this.end();
   }
 

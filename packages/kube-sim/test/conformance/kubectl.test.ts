@@ -1,24 +1,12 @@
 // §18.2: kubectl against kube-sim through a written kubeconfig (http:// + bearer token).
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startKubeSim, type KubeSim } from "../../src/index.js";
 import { call, until } from "../helpers.js";
-
-function findKubectl(): string {
-  const env = process.env.KUBECTL_BIN;
-  if (env) {
-    if (!existsSync(env)) throw new Error(`KUBECTL_BIN=${env} does not exist`);
-    return env;
-  }
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    const p = join(dir, "kubectl");
-    if (dir && existsSync(p)) return p;
-  }
-  throw new Error("kubectl not found: install it (Debian package kubernetes-client) or set KUBECTL_BIN");
-}
+import { kubectls, type Kubectl } from "../kubectls.js";
 
 let sim: KubeSim;
 let dir: string;
@@ -44,21 +32,25 @@ async function ok(...args: string[]): Promise<string> {
   return r.out;
 }
 
-beforeAll(async () => {
-  bin = findKubectl();
+// Every kubectl at hand runs the same tests, each against its own kube-sim.
+async function start(k: Kubectl): Promise<void> {
+  bin = k.path;
   // Auth off: the kubectl on these machines (v1.32.4-dispatcher) sends no bearer token to an http://
   // server, unlike kubectl 1.20.2 (kube-api.md §18.2). The kubeconfig still carries a token.
   sim = await startKubeSim({ crds: "openshift" });
   dir = mkdtempSync(join(tmpdir(), "kube-sim-kubectl-"));
   kubeconfig = join(dir, "kubeconfig");
   await sim.writeKubeconfig(kubeconfig);
-});
-afterAll(async () => {
+}
+async function stop(): Promise<void> {
   await sim?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
-});
+}
 
-describe("kubectl", () => {
+describe.each(kubectls().available)("kubectl $label", (k) => {
+  beforeAll(() => start(k));
+  afterAll(stop);
+
   it("apply --validate=false, get, get -o json", async () => {
     const file = join(dir, "objs.yaml");
     writeFileSync(
