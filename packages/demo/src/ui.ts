@@ -171,7 +171,9 @@ function statusHead(s: ViewState): string {
   const st = s.status;
   if (!st) return style.bold("Cluster ") + style.dim(`(status unavailable${s.statusError ? `: ${s.statusError}` : ""})`);
   const cp = st.controlPlane;
-  const what = st.updating ? `updating to ${cp?.targetVersion || s.versions.target}` : "not updating";
+  const what = st.updating
+    ? `updating to ${cp?.targetVersion || s.versions.target}`
+    : `not updating${everyPoolComplete(st, s.versions.target) ? ` · every node on ${s.versions.target}` : ""}`;
   const control = st.updating && cp ? ` · control plane ${cp.assessment} ${Math.round(cp.completion)}%` : "";
   return `${style.bold("Cluster")} ${what}${control}`;
 }
