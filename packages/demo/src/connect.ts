@@ -36,7 +36,9 @@ export function connectText(envFile: string, cli: string): string[] {
     "Point the CLI at this demo from another terminal, in the repository root:",
     `  . ${quote(envFile)}`,
     `  ${cli} status --details nodes`,
-    `  ${cli} leases; ${cli} skew; kubectl get nodes`,
+    `  ${cli} leases`,
+    `  ${cli} skew`,
+    "  kubectl get nodes",
   ];
 }
 

@@ -154,6 +154,7 @@ try {
     },
   });
   exitCode = results.length === STEPS.length && results.every((r) => r.ok) ? 0 : 1;
+  view.endedMs = Date.now();
 
   // The final screen shows the cluster as it ended: a status fetched after the last step, given a
   // few seconds to settle (a node just back from its reboot reads Unavailable for a moment).

@@ -88,7 +88,7 @@ function midState(extra: Partial<ViewState> = {}): ViewState {
   };
 }
 const finalState = (extra: Partial<ViewState> = {}): ViewState =>
-  midState({ results: STEPS.map((_, i) => result(i)), current: 14, ended: true, waiting: undefined, status: DONE, nowMs: T0 + 180_000, ...extra });
+  midState({ results: STEPS.map((_, i) => result(i)), current: 14, ended: true, waiting: undefined, status: DONE, endedMs: T0 + 150_000, nowMs: T0 + 180_000, ...extra });
 
 function expectFits(lines: string[], columns: number, rows: number): void {
   expect(lines.length).toBeLessThanOrEqual(rows);
@@ -165,7 +165,8 @@ describe("the final screen", () => {
     const lines = renderView(s, 80, 24);
     expect(finalScreenProblems(s, lines, 80, 24)).toEqual([]);
     const text = lines.map(plain);
-    expect(text[1]).toBe(" ✔ All 15 steps happened in 3m00s");
+    expect(text[0]).toBe("Lockstep demo — 4.15.12 → 4.16.3 · cluster at 60x · 3m00s   (Ctrl-C stops)");
+    expect(text[1]).toBe(" ✔ All 15 steps happened in 2m30s");
     for (const p of ["master", "worker", "infra"]) expect(text.some((l) => l.startsWith(` ✔ ${p} `) && l.includes("every node on 4.16.3"))).toBe(true);
     expect(text.join("\n")).not.toContain("▶");
   });

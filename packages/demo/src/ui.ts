@@ -29,9 +29,10 @@ export interface ViewState {
   status?: UpdateStatus;
   statusError?: string;
   events: readonly LoggedEvent[];
-  /** Wall clock, ms: when the demo started, when the current step started, now. */
+  /** Wall clock, ms: when the demo started, when the current step started, when the story ended, now. */
   startedMs: number;
   stepStartedMs?: number;
+  endedMs?: number;
   nowMs: number;
   /** How to point the CLI at this demo, one line each, preferred first; the first that fits is shown. */
   connect?: readonly string[];
@@ -131,7 +132,7 @@ function stepLines(s: ViewState, budget: number): string[] {
     const head = failed
       ? ` ${MARK.fail} step ${s.results.length}/${total} failed: ${s.steps[s.results.length - 1]} — ${failed.detail.split("\n")[0]}`
       : ok === total
-        ? ` ${MARK.ok} All ${total} steps happened in ${elapsed(s.nowMs - s.startedMs)}`
+        ? ` ${MARK.ok} All ${total} steps happened in ${elapsed((s.endedMs ?? s.nowMs) - s.startedMs)}`
         : ` ${MARK.fail} stopped after ${s.results.length} of ${total} steps`;
     const list = s.results.map((r, i) => stepLine(i, s.steps[i]!, total, r, false, s));
     return budget >= list.length + 1 ? [head, ...list] : [head];
@@ -256,7 +257,8 @@ export function renderView(s: ViewState, columns: number, rows: number): string[
 
   const poolW = Math.max(4, ...pools.map((p) => p.name.length));
   const title = `${style.bold(TITLE)} — ${s.versions.current} → ${s.versions.target} · cluster at ${s.timeScale}x · ${elapsed(s.nowMs - s.startedMs)}`;
-  const titleLine = visibleWidth(title) + 28 <= columns ? `${title}   ${style.dim("(Ctrl-C stops everything)")}` : title;
+  const stopHint = [`   ${style.dim("(Ctrl-C stops everything)")}`, `   ${style.dim("(Ctrl-C stops)")}`, ""].find((h) => visibleWidth(title) + visibleWidth(h) <= columns);
+  const titleLine = `${title}${stopHint ?? ""}`;
   const lines = [titleLine];
   lines.push(...stepLines(s, stepsN));
   if (poolsN > 0) lines.push(...[statusHead(s), ...pools.map((p) => poolLine(p, s.versions.target, poolW))].slice(0, poolsN));
