@@ -28,6 +28,8 @@ describe("lockstep conventions (built CLI)", () => {
     [["status", "--from-dir", "x", "--case", "y", "-o", "json"], "--watch, -o and --server are for live mode"],
     [["preview", "-f", "mc.yaml", "--pool", "worker", "--node", "n1"], "pass exactly one of --pool NAME or --node NAME"],
     [["kube-sim", "serve", "--port", "70000"], 'invalid port "70000"'],
+    [["sim", "run", "--scenario", "no-such-scenario"], 'scenario "no-such-scenario" not found'],
+    [["sim", "generate", "--workers", "2", "--max-unavailable", "lots"], "maxUnavailable"],
     [["skew", "-o", "xml"], "Allowed choices are json, yaml"],
     [["no-such-command"], "unknown command"],
     [["leases"], "LOCKSTEP_LEASE_ADDR is no longer read: set LOCKSTEP_LEASE_COORDINATOR_ADDR instead"],

@@ -8,6 +8,15 @@ import { parse, stringify } from "yaml";
 import { versionArg } from "../args.js";
 import { CliError, EXIT } from "../exit-codes.js";
 
+/** The spec or scenario named on the command line is an argument: one that cannot be read or parsed is a usage error. */
+async function usage<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    throw err instanceof CliError ? err : new CliError(EXIT.USAGE, err instanceof Error ? err.message : String(err));
+  }
+}
+
 function positive(name: string) {
   return (v: string): number => {
     const n = Number(v);
@@ -44,7 +53,7 @@ export function register(program: Command): void {
     .option("--snapshot-dir <dir>", "write snapshot steps as status fixture files here")
     .option("--keep-running", "keep simulating after the last step (Ctrl-C to stop)", false)
     .action(async (f: { scenario: string; server?: string; kubeconfig?: string; embedded?: boolean; timeScale?: number; seed?: number; snapshotDir?: string; keepRunning: boolean }) => {
-      const sc = await loadScenario(f.scenario);
+      const sc = await usage(() => loadScenario(f.scenario));
       const { kc, sim: ks, where } = await connect(f);
       const say = (l: string) => process.stdout.write(`${l}\n`);
       say(`scenario ${sc.name} on ${where}, time scale ${f.timeScale ?? sc.timeScale}x, seed ${f.seed ?? sc.seed}`);
@@ -75,7 +84,7 @@ export function register(program: Command): void {
     .addOption(new Option("-o, --output <format>", "print the objects as YAML (the default) or JSON").choices(["json", "yaml"]))
     .action(async (f: { spec?: string; platform?: string; region?: string; version?: string; masters?: number; workers?: number; maxUnavailable?: string; server?: string; output?: "json" | "yaml" }) => {
       if (f.server && f.output) throw new CliError(EXIT.USAGE, "-o is for printing; with --server the objects are created instead");
-      const doc = (f.spec ? parse(await readFile(f.spec, "utf8")) : {}) ?? {};
+      const doc = (f.spec ? await usage(async () => parse(await readFile(f.spec!, "utf8"))) : {}) ?? {};
       const base = (doc.cluster ?? doc) as Record<string, unknown>;
       const merged: Record<string, unknown> = { ...base };
       if (f.platform) merged.platform = f.platform;
@@ -83,7 +92,7 @@ export function register(program: Command): void {
       if (f.version) merged.version = f.version;
       if (f.masters) merged.masters = f.masters;
       if (f.workers || f.maxUnavailable) merged.pools = [{ name: "worker", size: f.workers ?? 3, maxUnavailable: f.maxUnavailable ?? 1 }];
-      const spec = parseClusterSpec(merged);
+      const spec = await usage(async () => parseClusterSpec(merged));
       const gen = generateCluster(spec);
       if (!f.server) {
         const list = { apiVersion: "v1", kind: "List", items: gen.objects, metadata: { resourceVersion: "" } };

@@ -16,6 +16,14 @@ interface StatusFlags {
   output?: "json" | "yaml";
 }
 
+function usage<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    throw err instanceof CliError ? err : new CliError(EXIT.USAGE, err instanceof Error ? err.message : String(err));
+  }
+}
+
 function detailsArg(value: string): Details {
   try {
     return parseDetails(value);
@@ -39,7 +47,8 @@ export function register(program: Command): void {
       if (flags.fromDir !== undefined || flags.case !== undefined) {
         if (!flags.fromDir || !flags.case) throw new CliError(EXIT.USAGE, "offline mode needs both --from-dir DIR and --case NAME");
         if (flags.watch || flags.output || flags.server) throw new CliError(EXIT.USAGE, "--watch, -o and --server are for live mode; offline mode (--from-dir, --case) prints the text once");
-        const { text, notices } = runOffline(flags.fromDir, flags.case, details);
+        // The fixture files are the command's arguments: one that cannot be read or parsed is a usage error.
+        const { text, notices } = usage(() => runOffline(flags.fromDir!, flags.case!, details));
         for (const n of notices) process.stderr.write(`${n}\n`);
         process.stdout.write(text);
         return;
