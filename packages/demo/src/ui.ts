@@ -152,8 +152,14 @@ function stepLines(s: ViewState, budget: number): string[] {
   let nu = 0;
   for (let grew = true; grew; ) {
     grew = false;
-    if (nd < done.length && cost(nd + 1, nu) <= avail) (nd++, (grew = true));
-    if (nu < upLines.length && cost(nd, nu + 1) <= avail) (nu++, (grew = true));
+    if (nd < done.length && cost(nd + 1, nu) <= avail) {
+      nd++;
+      grew = true;
+    }
+    if (nu < upLines.length && cost(nd, nu + 1) <= avail) {
+      nu++;
+      grew = true;
+    }
   }
   const lines: string[] = [];
   let used = nd + nu;
