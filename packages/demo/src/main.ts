@@ -203,7 +203,7 @@ try {
   const inTime = await Promise.race([stopped, new Promise<false>((r) => setTimeout(() => r(false), STOP_TIMEOUT_MS).unref())]);
   if (!inTime) console.error(`lockstep demo: clean-up did not finish within ${STOP_TIMEOUT_MS / 1000} s; exiting (the launcher's guardian removes what is left)`);
 }
-if (stop.signal.aborted && results.length < STEPS.length && exitCode !== 0) console.log("stopped");
+if (signalled && results.length < STEPS.length && exitCode !== 0) console.log("stopped");
 // Stopped by a signal before every step happened: the shell convention, 128 + the signal number.
 if (exitCode !== 0 && signalled) exitCode = 128 + constants.signals[signalled];
 process.exit(exitCode);
