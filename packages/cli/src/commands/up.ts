@@ -3,6 +3,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { addressVariable, SERVICE_PORTS, type CliService } from "../addresses.js";
 import { CliError, EXIT } from "../exit-codes.js";
 import { describeSupervisorEvent, SERVICE_NAMES, serviceEntry, startSystem, type ServiceName, type SupervisorEvent } from "@lockstep/launcher";
 
@@ -30,6 +31,9 @@ export function register(program: Command): void {
       };
       const system = await startSystem({ kubeconfig: resolve(o.kubeconfig), natsUrl: o.nats, runDir, services, logLevel: o.logLevel, supervise });
       for (const s of services) console.log(`${s.padEnd(18)} gRPC ${system.grpcAddress(s)}  health ${system.httpUrl(s)}/readyz  log ${runDir}/${s}.log`);
+      // The same addresses as the CLI reads them, to paste into another shell.
+      const cliServices = services.filter((s): s is ServiceName & CliService => s in SERVICE_PORTS);
+      if (cliServices.length) console.log(`point the CLI at them: export ${cliServices.map((s) => `${addressVariable(s)}=${system.grpcAddress(s)}`).join(" ")}`);
       console.log("all services ready; Ctrl-C stops them");
       await new Promise<void>((r) => {
         process.once("SIGINT", () => r());
