@@ -160,7 +160,7 @@ try {
   // few seconds to settle (a node just back from its reboot reads Unavailable for a moment).
   const settleUntil = Date.now() + 30_000;
   await refreshStatus();
-  while (exitCode === 0 && !stop.signal.aborted && !everyPoolComplete(view.status, versions.target) && Date.now() < settleUntil) {
+  while (exitCode === 0 && !stop.signal.aborted && (view.statusError !== undefined || !everyPoolComplete(view.status, versions.target)) && Date.now() < settleUntil) {
     await new Promise((r) => setTimeout(r, 1000));
     await refreshStatus();
   }

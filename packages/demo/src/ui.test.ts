@@ -153,6 +153,13 @@ describe("renderView", () => {
     }
   });
 
+  it("marks an older status as not current when the last call failed", () => {
+    const s = finalState({ statusError: "14 UNAVAILABLE: No connection established" });
+    const lines = renderView(s, 120, 40);
+    expect(plain(lines.find((l) => plain(l).startsWith("Cluster"))!)).toBe("Cluster not updating · every node on 4.16.3 · not current: 14 UNAVAILABLE: No connection established");
+    expect(finalScreenProblems(s, renderView(s, 80, 24), 80, 24)).toEqual(["the status shown is not current (14 UNAVAILABLE: No connection established)"]);
+  });
+
   it("says why there is no status", () => {
     const text = renderView(midState({ status: undefined, statusError: "14 UNAVAILABLE: No connection established" }), 80, 24).map(plain);
     expect(text).toContain("Cluster (status unavailable: 14 UNAVAILABLE: No connection established)");

@@ -25,7 +25,7 @@ export interface ViewState {
   ended: boolean;
   /** What the current step has been waiting for, and why it may be stuck. */
   waiting?: string;
-  /** The latest answer of the status-aggregator, or why there is none. */
+  /** The latest answer of the status-aggregator; why the last call failed, if it did. */
   status?: UpdateStatus;
   statusError?: string;
   events: readonly LoggedEvent[];
@@ -182,7 +182,9 @@ function statusHead(s: ViewState): string {
     ? `updating to ${cp?.targetVersion || s.versions.target}`
     : `not updating${everyPoolComplete(st, s.versions.target) ? ` · every node on ${s.versions.target}` : ""}`;
   const control = st.updating && cp ? ` · control plane ${cp.assessment} ${Math.round(cp.completion)}%` : "";
-  return `${style.bold("Cluster")} ${what}${control}`;
+  // An older answer is still shown when the latest call failed, but never as if it were current.
+  const stale = s.statusError ? style.yellow(` · not current: ${s.statusError}`) : "";
+  return `${style.bold("Cluster")} ${what}${control}${stale}`;
 }
 
 function poolLine(p: PoolView, target: string, width: number): string {
@@ -294,6 +296,7 @@ export function finalScreenProblems(s: ViewState, lines: readonly string[], colu
   if (!s.ended) problems.push("the story has not ended");
   if (lines.some((l) => plain(l).includes("▶"))) problems.push("a step is still shown running");
   if (!s.status) problems.push(`no status to show${s.statusError ? ` (${s.statusError})` : ""}`);
+  else if (s.statusError) problems.push(`the status shown is not current (${s.statusError})`);
   else {
     for (const p of poolViews(s.status, s.versions.target)) {
       if (!p.complete) problems.push(`pool ${p.name} is not complete: ${p.done}/${p.total} nodes on ${s.versions.target}`);
