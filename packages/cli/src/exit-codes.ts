@@ -25,14 +25,17 @@ export class CliError extends Error {
   }
 }
 
-/** A gRPC failure as the CliError a user should see: what `server` (named `who`) said, and its exit code. */
-export function grpcFailure(err: ServiceError, who: string, server: string): CliError {
+/**
+ * A gRPC failure as the CliError a user should see: what `server` (named `who`) said, and its exit
+ * code; `hint` says how to point the CLI elsewhere when the server cannot be reached.
+ */
+export function grpcFailure(err: ServiceError, who: string, server: string, hint?: string): CliError {
   // grpc-js ends a connection failure with an empty "Resolution note:" when it has none.
   const said = (err.details || err.message).replace(/\s*Resolution note:\s*$/, "");
   switch (err.code) {
     case GrpcStatus.UNAVAILABLE:
     case GrpcStatus.DEADLINE_EXCEEDED:
-      return new CliError(EXIT.UNREACHABLE, `cannot reach the ${who} at ${server}: ${said}`);
+      return new CliError(EXIT.UNREACHABLE, `cannot reach the ${who} at ${server}: ${said}${hint ? ` ${hint}` : ""}`);
     case GrpcStatus.UNAUTHENTICATED:
       return new CliError(EXIT.NOT_ALLOWED, `the ${who} at ${server} did not accept your credentials: ${said} (the CLI sends the token of your kubeconfig's current user, or --token / $LOCKSTEP_TOKEN)`);
     case GrpcStatus.PERMISSION_DENIED:

@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // `npm run demo [-- --ci] [--time-scale N] [--run-dir DIR]`
+import { writeFileSync } from "node:fs";
 import { constants } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { closeBus, connectBus } from "@lockstep/bus";
 import { describeSupervisorEvent } from "@lockstep/launcher";
 import { Clients } from "./clients.js";
 import { DEMO_SPEC, startEnvironment, type Environment } from "./environment.js";
 import { EventLog } from "./events.js";
+import { addressVariable, cliCommand, CLI_SERVICES, connectHints, connectText, envFileText } from "./connect.js";
+import { plain } from "./ansi.js";
 import { runStory, STEPS, type StepResult } from "./story.js";
-import { renderView, summaryLines, type View } from "./ui.js";
+import { everyPoolComplete, finalScreenProblems, renderView, screen, summaryLines, type ViewState } from "./ui.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -43,12 +46,39 @@ const STOP_TIMEOUT_MS = 30_000;
 
 const say = (line: string) => ci && console.log(line);
 say(`lockstep demo: run folder ${runDir}`);
+if (!ci) console.log(`lockstep demo: starting nats-server, kube-sim, cluster-sim and the five services (logs in ${runDir})`);
 
 let results: StepResult[] = [];
 let exitCode = 1;
 const events = new EventLog();
 if (ci) events.onEvent((e) => console.log(`  event ${e.text}`));
-const view: View = { steps: STEPS.map((s) => s.name), current: 0, results: [], statusText: "", events: events.events, note: `${versions.current} → ${versions.target}, ${timeScale}x time` };
+const view: ViewState = {
+  versions,
+  timeScale,
+  steps: STEPS.map((s) => s.name),
+  results: [],
+  current: 0,
+  ended: false,
+  events: events.events,
+  startedMs: Date.now(),
+  nowMs: Date.now(),
+};
+/** The size the --ci run checks its final screen at: the smallest terminal the view supports. */
+const CI_SCREEN = { columns: 80, rows: 24 };
+// The live view draws on the alternate screen, so what was printed before it (the connect
+// commands) is back in place when it ends; the final screen is printed there too.
+const live = !ci;
+let onScreen = false;
+const enterScreen = () => {
+  if (live && !onScreen) process.stdout.write("\x1b[?1049h\x1b[?25l");
+  onScreen = live;
+};
+const leaveScreen = () => {
+  if (onScreen) process.stdout.write("\x1b[?25h\x1b[?1049l");
+  onScreen = false;
+};
+process.once("exit", leaveScreen);
+const size = () => ({ columns: process.stdout.columns || 80, rows: process.stdout.rows || 24 });
 try {
   env = await startEnvironment({
     runDir,
@@ -60,26 +90,47 @@ try {
     // A crashed service (or nats-server) is restarted with backoff and shows up in the event log.
     onSupervisorEvent: (e) => events.note(`supervisor.${e.kind}`, describeSupervisorEvent(e), e),
   });
-  const clients = new Clients(env.system);
-  const nc = await connectBus({ servers: env.natsUrl, name: "lockstep-demo" });
+  const running = env;
+  const clients = new Clients(running.system);
+  const nc = await connectBus({ servers: running.natsUrl, name: "lockstep-demo" });
   const feeding = events.start(nc, stop.signal);
 
+  // Where the services listen, as the CLI's variables, in a file to source, printed now.
+  const envPath = join(runDir, "lockstep.env");
+  writeFileSync(envPath, envFileText(Object.fromEntries(CLI_SERVICES.map((s) => [s, running.system.grpcAddress(s)])), running.kubeconfigPath));
+  const rel = relative(process.cwd(), envPath);
+  const envShown = rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : envPath;
+  const cli = cliCommand(process.env.PATH);
+  for (const line of connectText(envShown, cli)) console.log(line);
+  for (const s of CLI_SERVICES) say(`  ${addressVariable(s)}=${running.system.grpcAddress(s)}`);
+  view.connect = connectHints(envShown, cli);
+
+  const refreshStatus = async () => {
+    try {
+      const r = await clients.call(clients.status, clients.status.getUpdateStatus, { omitNodes: false });
+      view.status = r.status;
+      view.statusError = r.status ? undefined : "no status yet";
+    } catch (err) {
+      view.statusError = (err as Error).message.split("\n")[0];
+    }
+  };
+  const draw = () => {
+    if (!onScreen) return;
+    view.nowMs = Date.now();
+    const { columns, rows } = size();
+    process.stdout.write(screen(renderView(view, columns, rows)));
+  };
   let redraw: NodeJS.Timeout | undefined;
-  if (!ci) {
-    const draw = async () => {
-      try {
-        const r = await clients.call(clients.status, clients.status.renderStatus, { details: "nodes" });
-        view.statusText = r.text;
-      } catch (err) {
-        view.statusText = `(status unavailable: ${(err as Error).message})`;
-      }
-      process.stdout.write(renderView(view, process.stdout.columns ?? 120, process.stdout.rows ?? 40));
-    };
-    redraw = setInterval(() => void draw(), 1000);
+  const onResize = () => draw();
+  if (live) {
+    enterScreen();
+    redraw = setInterval(() => void refreshStatus().then(draw), 1000);
+    process.stdout.on("resize", onResize);
+    draw();
   }
 
   results = await runStory({
-    env,
+    env: running,
     clients,
     events,
     versions,
@@ -87,8 +138,10 @@ try {
     signal: stop.signal,
     onStep: (i, name) => {
       view.current = i;
+      view.stepStartedMs = Date.now();
       view.waiting = undefined;
       say(`step ${i + 1}/${STEPS.length}: ${name}`);
+      draw();
     },
     onWaiting: (what, ms, reason) => {
       view.waiting = `waiting ${Math.round(ms / 1000)} s for ${what}: ${reason}`;
@@ -96,16 +149,46 @@ try {
     },
     onResult: (r) => {
       view.waiting = undefined;
-      view.results.push(r);
+      view.results = [...view.results, r];
       say(`  ${r.ok ? "ok" : "FAILED"}: ${r.detail}`);
+      draw();
     },
   });
-  clearInterval(redraw);
   exitCode = results.length === STEPS.length && results.every((r) => r.ok) ? 0 : 1;
-  if (!ci && exitCode === 0 && !stop.signal.aborted) {
+  view.endedMs = Date.now();
+
+  // The final screen shows the cluster as it ended: a status fetched after the last step, given a
+  // few seconds to settle (a node just back from its reboot reads Unavailable for a moment).
+  const settleUntil = Date.now() + 30_000;
+  await refreshStatus();
+  while (exitCode === 0 && !stop.signal.aborted && (view.statusError !== undefined || !everyPoolComplete(view.status, versions.target)) && Date.now() < settleUntil) {
+    await new Promise((r) => setTimeout(r, 1000));
+    await refreshStatus();
+  }
+  view.ended = true;
+  view.nowMs = Date.now();
+  draw();
+  if (ci && exitCode === 0) {
+    const lines = renderView(view, CI_SCREEN.columns, CI_SCREEN.rows);
+    console.log(`final screen (${CI_SCREEN.columns}x${CI_SCREEN.rows}):`);
+    for (const l of lines) console.log(`  | ${plain(l)}`);
+    const problems = finalScreenProblems(view, lines, CI_SCREEN.columns, CI_SCREEN.rows);
+    for (const p of problems) console.log(`  final screen wrong: ${p}`);
+    if (problems.length) exitCode = 1;
+  }
+  if (live && exitCode === 0 && !stop.signal.aborted) {
     // Keep the live view until Ctrl-C, so the finished cluster can be explored (see the README).
-    process.stdout.write(`\nAll ${STEPS.length} steps happened. Services keep running; in another terminal:\n  KUBECONFIG=${env.kubeconfigPath} kubectl get nodes\n  LOCKSTEP_STATUS_AGGREGATOR_ADDR=${env.system.grpcAddress("status-aggregator")} pnpm -s lockstep status\nCtrl-C stops everything.\n`);
     await new Promise<void>((r) => (stop.signal.aborted ? r() : stop.signal.addEventListener("abort", () => r(), { once: true })));
+  }
+  clearInterval(redraw);
+  process.stdout.off("resize", onResize);
+  if (onScreen) {
+    // The last screen, on the normal screen this time, so it stays in the scrollback.
+    view.nowMs = Date.now();
+    const { columns, rows } = size();
+    const last = renderView(view, columns, rows);
+    leaveScreen();
+    process.stdout.write(`${last.join("\n")}\n`);
   }
   for (const line of summaryLines(results, STEPS.length, events.events, runDir)) console.log(line);
   stop.abort();
@@ -113,6 +196,7 @@ try {
   await closeBus(nc);
   clients.close();
 } catch (err) {
+  leaveScreen();
   console.error(`lockstep demo failed: ${err instanceof Error ? err.message : String(err)}`);
   exitCode = 1;
 } finally {
@@ -120,7 +204,7 @@ try {
   const inTime = await Promise.race([stopped, new Promise<false>((r) => setTimeout(() => r(false), STOP_TIMEOUT_MS).unref())]);
   if (!inTime) console.error(`lockstep demo: clean-up did not finish within ${STOP_TIMEOUT_MS / 1000} s; exiting (the launcher's guardian removes what is left)`);
 }
-if (stop.signal.aborted && results.length < STEPS.length && exitCode !== 0) console.log("stopped");
+if (signalled && results.length < STEPS.length && exitCode !== 0) console.log("stopped");
 // Stopped by a signal before every step happened: the shell convention, 128 + the signal number.
 if (exitCode !== 0 && signalled) exitCode = 128 + constants.signals[signalled];
 process.exit(exitCode);

@@ -1,16 +1,21 @@
-// `lockstep bootimages [--preview] [--server ADDR]`: the bootimage-updater's last pass (GetStatus)
-// or what it would patch now (Preview), from its BootImageService.
+// `lockstep bootimages [--preview] [-o json|yaml] [--server ADDR]`: the bootimage-updater's last
+// pass (GetStatus) or what it would patch now (Preview), from its BootImageService.
 import { Metadata, type ServiceError } from "@grpc/grpc-js";
+import { addressHint, defaultAddress, serverAddress, serverHelp, type ServerAddress } from "../addresses.js";
 import { channelCredentials } from "../connection.js";
 import { grpcFailure } from "../exit-codes.js";
-import { BootImageServiceClient, type BootImageStatus, type MachineSetPlan } from "@lockstep/contracts";
-import type { Command } from "commander";
+import { BootImageServiceClient, BootImageStatus, MachineSetPlan } from "@lockstep/contracts";
+import { type Command, Option } from "commander";
+import { stringify } from "yaml";
 
-export const DEFAULT_BOOTIMAGE_ADDR = "127.0.0.1:9093";
+export const DEFAULT_BOOTIMAGE_ADDR = defaultAddress("bootimage-updater");
+
+type Output = "text" | "json" | "yaml";
 
 interface Flags {
   preview: boolean;
   server?: string;
+  output?: "json" | "yaml";
 }
 
 function table(rows: string[][]): string {
@@ -44,16 +49,24 @@ function unary<Res>(client: InstanceType<typeof BootImageServiceClient>, method:
   });
 }
 
-/** Calls the updater at `server` and returns the text to print. */
-export async function runBootImages(server: string, preview: boolean): Promise<string> {
+function structured(value: unknown, output: "json" | "yaml"): string {
+  return output === "json" ? `${JSON.stringify(value, null, 2)}\n` : stringify(value);
+}
+
+/** Calls the updater at `target` and returns what to print: text, or the answer as JSON or YAML. */
+export async function runBootImages(target: string | ServerAddress, preview: boolean, output: Output = "text"): Promise<string> {
+  const server = typeof target === "string" ? target : target.address;
   const client = new BootImageServiceClient(server, channelCredentials());
   try {
-    if (preview) return formatPreview((await unary<{ plans: MachineSetPlan[] }>(client, "preview")).plans);
+    if (preview) {
+      const { plans } = await unary<{ plans: MachineSetPlan[] }>(client, "preview");
+      return output === "text" ? formatPreview(plans) : structured({ plans: plans.map((p) => MachineSetPlan.toJSON(p)) }, output);
+    }
     const res = await unary<{ status?: BootImageStatus }>(client, "getStatus");
     if (!res.status) throw new Error("the bootimage-updater returned no status");
-    return formatStatus(res.status);
+    return output === "text" ? formatStatus(res.status) : structured(BootImageStatus.toJSON(res.status), output);
   } catch (err) {
-    if (typeof (err as ServiceError).code === "number") throw grpcFailure(err as ServiceError, "bootimage-updater", server);
+    if (typeof (err as ServiceError).code === "number") throw grpcFailure(err as ServiceError, "bootimage-updater", server, typeof target === "string" ? undefined : addressHint(target));
     throw err;
   } finally {
     client.close();
@@ -65,9 +78,9 @@ export function register(program: Command): void {
     .command("bootimages")
     .description("show MachineSet boot image status from the bootimage-updater, or preview the patches it would make")
     .option("--preview", "show the patch plan for the current state without writing anything", false)
-    .option("--server <addr>", "bootimage-updater gRPC address (env LOCKSTEP_BOOTIMAGE_UPDATER_ADDR)")
+    .option("--server <addr>", serverHelp("bootimage-updater"))
+    .addOption(new Option("-o, --output <format>", "structured output instead of text").choices(["json", "yaml"]))
     .action(async (flags: Flags) => {
-      const server = flags.server ?? process.env.LOCKSTEP_BOOTIMAGE_UPDATER_ADDR ?? DEFAULT_BOOTIMAGE_ADDR;
-      process.stdout.write(await runBootImages(server, flags.preview));
+      process.stdout.write(await runBootImages(serverAddress("bootimage-updater", flags.server), flags.preview, flags.output));
     });
 }

@@ -1,19 +1,20 @@
 // `lockstep kube-sim serve`: runs the Kubernetes API emulator until SIGINT/SIGTERM.
 import { readFile } from "node:fs/promises";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
+import { CliError, EXIT } from "../exit-codes.js";
 import { parseFaultSpec, parseTokenAuthFile, startKubeSim, type CrdSet, type StaticUser } from "@lockstep/kube-sim";
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 function port(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`invalid port "${value}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`invalid port "${value}" (0-65535; 0 picks a free one)`);
   return n;
 }
 
 function positiveInt(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`expected a positive integer, got "${value}"`);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
   return n;
 }
 
@@ -40,7 +41,7 @@ export function parseWebhookService(spec: string): [string, string] {
   const key = i < 0 ? "" : spec.slice(0, i);
   const url = i < 0 ? "" : spec.slice(i + 1);
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9]*[a-z0-9])?(:\d{1,5})?$/.test(key) || !/^https:\/\/[^/?#]+\/?$/.test(url))
-    throw new Error(`invalid --webhook-service "${spec}" (want NAMESPACE/NAME[:PORT]=https://HOST:PORT)`);
+    throw new CliError(EXIT.USAGE, `invalid --webhook-service "${spec}" (want NAMESPACE/NAME[:PORT]=https://HOST:PORT)`);
   return [key, url];
 }
 
@@ -70,10 +71,16 @@ export function register(program: Command): void {
     )
     .action(async (opts: ServeOptions) => {
       // Validate every spec before starting, so a typo fails fast with the offending spec named.
-      for (const f of opts.fault) parseFaultSpec(f);
-      for (const c of opts.crds) if (c !== "openshift" && c !== "lockstep") throw new Error(`unknown CRD set "${c}" (openshift, lockstep)`);
+      for (const f of opts.fault) {
+        try {
+          parseFaultSpec(f);
+        } catch (err) {
+          throw new CliError(EXIT.USAGE, `--fault ${f}: ${(err as Error).message}`);
+        }
+      }
+      for (const c of opts.crds) if (c !== "openshift" && c !== "lockstep") throw new CliError(EXIT.USAGE, `unknown CRD set "${c}" (openshift, lockstep)`);
       const mode = opts.authorizationMode ?? "AlwaysAllow";
-      if (mode !== "AlwaysAllow" && mode !== "RBAC") throw new Error(`unknown authorization mode "${mode}" (AlwaysAllow, RBAC)`);
+      if (mode !== "AlwaysAllow" && mode !== "RBAC") throw new CliError(EXIT.USAGE, `unknown authorization mode "${mode}" (AlwaysAllow, RBAC)`);
       const users: StaticUser[] = [];
       if (opts.tokenAuthFile) users.push(...parseTokenAuthFile(await readFile(opts.tokenAuthFile, "utf8"), opts.tokenAuthFile));
       opts.user.forEach((line, i) => users.push(...parseTokenAuthFile(line, `--user #${i + 1}`)));

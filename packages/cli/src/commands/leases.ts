@@ -1,5 +1,5 @@
 // `lockstep leases`, `lockstep lease acquire|release`, `lockstep preflight`: the lease-coordinator's
-// LeaseService over gRPC (--server, default $LOCKSTEP_LEASE_ADDR or 127.0.0.1:9091), authenticated with
+// LeaseService over gRPC (--server, default $LOCKSTEP_LEASE_COORDINATOR_ADDR or 127.0.0.1:9091), authenticated with
 // the caller's token (connection.ts); refusals exit 3, unreachable 4, not allowed 5 (exit-codes.ts).
 import * as grpc from "@grpc/grpc-js";
 import {
@@ -15,10 +15,12 @@ import {
 import { toOperationType } from "@lockstep/lease-client";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { stringify } from "yaml";
+import { addressHint, defaultAddress, serverAddress, serverHelp } from "../addresses.js";
+import { versionArg } from "../args.js";
 import { callMetadata, channelCredentials, type ConnectionFlags } from "../connection.js";
 import { CliError, EXIT, grpcFailure } from "../exit-codes.js";
 
-export const DEFAULT_LEASE_ADDR = "127.0.0.1:9091";
+export const DEFAULT_LEASE_ADDR = defaultAddress("lease-coordinator");
 
 const OPERATION_NAMES: Record<number, string> = {
   [OperationType.OPERATION_TYPE_UPDATE]: "Update",
@@ -91,12 +93,9 @@ export function formatWarnings(warnings: readonly Warning[]): string {
   return warnings.map((w) => `WARNING [${w.code}]${w.node ? ` ${w.node}` : ""}: ${w.message}\n`).join("");
 }
 
-function serverOf(flags: { server?: string }): string {
-  return flags.server ?? process.env.LOCKSTEP_LEASE_ADDR ?? DEFAULT_LEASE_ADDR;
-}
-
 async function rpc<Res>(flags: ConnectionFlags & { server?: string }, method: "acquire" | "release" | "list" | "preflightUpgrade", req: object): Promise<Res> {
-  const server = serverOf(flags);
+  const target = serverAddress("lease-coordinator", flags.server);
+  const server = target.address;
   const metadata = await callMetadata(flags);
   const client = new LeaseServiceClient(server, channelCredentials());
   const fn = (client[method] as unknown as (r: object, md: grpc.Metadata, o: Partial<grpc.CallOptions>, cb: (e: grpc.ServiceError | null, r: Res) => void) => void).bind(client);
@@ -105,13 +104,13 @@ async function rpc<Res>(flags: ConnectionFlags & { server?: string }, method: "a
   return new Promise<Res>((resolve, reject) =>
     fn(req, metadata, { deadline: new Date(Date.now() + 60_000 + waitMs) }, (err, res) => {
       client.close();
-      if (err) reject(grpcFailure(err, "lease-coordinator", server));
+      if (err) reject(grpcFailure(err, "lease-coordinator", server, addressHint(target)));
       else resolve(res);
     }),
   );
 }
 
-const SERVER_HELP = "lease-coordinator gRPC address (default $LOCKSTEP_LEASE_ADDR or 127.0.0.1:9091)";
+const SERVER_HELP = serverHelp("lease-coordinator");
 const TOKEN_HELP = "bearer token to authenticate with (default $LOCKSTEP_TOKEN, else the kubeconfig's current user)";
 const KUBECONFIG_HELP = "kubeconfig whose current user's token is sent (default $KUBECONFIG or ~/.kube/config)";
 const HOLDER_HELP = "holder name: with authentication your identity (the default) or <identity>/<suffix>; without, any name";
@@ -180,7 +179,7 @@ export function register(program: Command): void {
       process.stdout.write(`released ${node}\n`);
     });
 
-  connectionOptions(program.command("preflight [version]").description("before an upgrade: nodes under maintenance or otherwise held, and budgets that block"))
+  connectionOptions(program.command("preflight").argument("[version]", "the upgrade's target OpenShift version, e.g. 4.17.0", versionArg).description("before an upgrade: nodes under maintenance or otherwise held, and budgets that block"))
     .addOption(outputOption())
     .action(async (version: string | undefined, flags: Flags & { output?: Output }) => {
       const res = await rpc<PreflightUpgradeResponse>(flags, "preflightUpgrade", { targetVersion: version ?? "" });

@@ -1,5 +1,6 @@
 // `lockstep policies`: the effective node disruption rules (shipped defaults merged with the
 // cluster's NodeDisruptionPolicy objects), from the status-aggregator's DisruptionService.
+import { serverHelp } from "../addresses.js";
 import { channelCredentials } from "../connection.js";
 import { DisruptionServiceClient, ListEffectivePoliciesResponse } from "@lockstep/contracts";
 import { tabwrite } from "@lockstep/insights";
@@ -22,11 +23,11 @@ export function register(program: Command): void {
   program
     .command("policies")
     .description("list the effective node disruption policy rules")
-    .option("--server <addr>", "status-aggregator gRPC address (default $LOCKSTEP_STATUS_AGGREGATOR_ADDR or 127.0.0.1:9094)")
+    .option("--server <addr>", serverHelp("status-aggregator"))
     .addOption(new Option("-o, --output <format>", "structured output instead of text").choices(["json", "yaml"]))
     .action(async (flags: { server?: string; output?: "json" | "yaml" }) => {
       const addr = statusServerAddress(flags.server);
-      const client = new DisruptionServiceClient(addr, channelCredentials());
+      const client = new DisruptionServiceClient(addr.address, channelCredentials());
       try {
         const res = await unary(client.listEffectivePolicies.bind(client), {}, addr);
         if (flags.output === "json") process.stdout.write(`${JSON.stringify(ListEffectivePoliciesResponse.toJSON(res), null, 2)}\n`);

@@ -2,6 +2,7 @@
 // each node (actions, drain, reboot, and the rule behind each changed item), from the
 // status-aggregator's DisruptionService.
 import { readFile } from "node:fs/promises";
+import { serverHelp } from "../addresses.js";
 import { channelCredentials } from "../connection.js";
 import { DisruptionServiceClient, PreviewConfigChangeResponse, type NodePreview, type PreviewConfigChangeRequest } from "@lockstep/contracts";
 import { tabwrite } from "@lockstep/insights";
@@ -56,7 +57,7 @@ export function register(program: Command): void {
     .requiredOption("-f, --file <path>", "the proposed MachineConfig (YAML or JSON); - reads stdin")
     .option("--pool <name>", "preview every node of this pool")
     .option("--node <name>", "preview this node")
-    .option("--server <addr>", "status-aggregator gRPC address (default $LOCKSTEP_STATUS_AGGREGATOR_ADDR or 127.0.0.1:9094)")
+    .option("--server <addr>", serverHelp("status-aggregator"))
     .addOption(new Option("-o, --output <format>", "structured output instead of text").choices(["json", "yaml"]))
     .action(async (flags: PreviewFlags) => {
       if ((flags.pool === undefined) === (flags.node === undefined)) throw new CliError(EXIT.USAGE, "pass exactly one of --pool NAME or --node NAME");
@@ -68,7 +69,7 @@ export function register(program: Command): void {
         machineConfig: text,
       };
       const addr = statusServerAddress(flags.server);
-      const client = new DisruptionServiceClient(addr, channelCredentials());
+      const client = new DisruptionServiceClient(addr.address, channelCredentials());
       try {
         const res = await unary(client.previewConfigChange.bind(client), req, addr);
         if (flags.output === "json") process.stdout.write(`${JSON.stringify(PreviewConfigChangeResponse.toJSON(res), null, 2)}\n`);

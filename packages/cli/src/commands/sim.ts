@@ -3,8 +3,19 @@
 import { readFile } from "node:fs/promises";
 import { applyObjects, generateCluster, KubeWriter, kubeConfigForUrl, loadKubeConfig, loadScenario, parseClusterSpec, runScenario } from "@lockstep/cluster-sim";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
-import { InvalidArgumentError, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { parse, stringify } from "yaml";
+import { versionArg } from "../args.js";
+import { CliError, EXIT } from "../exit-codes.js";
+
+/** The spec or scenario named on the command line is an argument: one that cannot be read or parsed is a usage error. */
+async function usage<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    throw err instanceof CliError ? err : new CliError(EXIT.USAGE, err instanceof Error ? err.message : String(err));
+  }
+}
 
 function positive(name: string) {
   return (v: string): number => {
@@ -21,7 +32,7 @@ interface Target {
 }
 
 async function connect(t: Target): Promise<{ kc: ReturnType<typeof kubeConfigForUrl>; sim?: KubeSim; where: string }> {
-  if (t.server && t.embedded) throw new Error("use either --server or --embedded, not both");
+  if (t.server && t.embedded) throw new CliError(EXIT.USAGE, "use either --server or --embedded, not both");
   if (t.server) return { kc: kubeConfigForUrl(t.server, process.env.LOCKSTEP_KUBE_TOKEN), where: t.server };
   if (t.kubeconfig) return { kc: loadKubeConfig(t.kubeconfig), where: t.kubeconfig };
   const sim = await startKubeSim({ crds: "openshift" });
@@ -42,7 +53,7 @@ export function register(program: Command): void {
     .option("--snapshot-dir <dir>", "write snapshot steps as status fixture files here")
     .option("--keep-running", "keep simulating after the last step (Ctrl-C to stop)", false)
     .action(async (f: { scenario: string; server?: string; kubeconfig?: string; embedded?: boolean; timeScale?: number; seed?: number; snapshotDir?: string; keepRunning: boolean }) => {
-      const sc = await loadScenario(f.scenario);
+      const sc = await usage(() => loadScenario(f.scenario));
       const { kc, sim: ks, where } = await connect(f);
       const say = (l: string) => process.stdout.write(`${l}\n`);
       say(`scenario ${sc.name} on ${where}, time scale ${f.timeScale ?? sc.timeScale}x, seed ${f.seed ?? sc.seed}`);
@@ -65,13 +76,15 @@ export function register(program: Command): void {
     .option("--spec <file>", "cluster spec YAML (the `cluster:` part of a scenario)")
     .option("--platform <p>", "aws, gcp, azure or vsphere")
     .option("--region <r>", "cloud region")
-    .option("--version <v>", "current OpenShift version")
+    .option("--version <v>", "current OpenShift version, e.g. 4.16.3", versionArg)
     .option("--masters <n>", "control-plane nodes", positive("--masters"))
     .option("--workers <n>", "size of the worker pool", positive("--workers"))
     .option("--max-unavailable <v>", "worker pool maxUnavailable (integer or N%)")
     .option("--server <url>", "create the objects on this API server instead of printing them")
-    .action(async (f: { spec?: string; platform?: string; region?: string; version?: string; masters?: number; workers?: number; maxUnavailable?: string; server?: string }) => {
-      const doc = (f.spec ? parse(await readFile(f.spec, "utf8")) : {}) ?? {};
+    .addOption(new Option("-o, --output <format>", "print the objects as YAML (the default) or JSON").choices(["json", "yaml"]))
+    .action(async (f: { spec?: string; platform?: string; region?: string; version?: string; masters?: number; workers?: number; maxUnavailable?: string; server?: string; output?: "json" | "yaml" }) => {
+      if (f.server && f.output) throw new CliError(EXIT.USAGE, "-o is for printing; with --server the objects are created instead");
+      const doc = (f.spec ? await usage(async () => parse(await readFile(f.spec!, "utf8"))) : {}) ?? {};
       const base = (doc.cluster ?? doc) as Record<string, unknown>;
       const merged: Record<string, unknown> = { ...base };
       if (f.platform) merged.platform = f.platform;
@@ -79,10 +92,11 @@ export function register(program: Command): void {
       if (f.version) merged.version = f.version;
       if (f.masters) merged.masters = f.masters;
       if (f.workers || f.maxUnavailable) merged.pools = [{ name: "worker", size: f.workers ?? 3, maxUnavailable: f.maxUnavailable ?? 1 }];
-      const spec = parseClusterSpec(merged);
+      const spec = await usage(async () => parseClusterSpec(merged));
       const gen = generateCluster(spec);
       if (!f.server) {
-        process.stdout.write(stringify({ apiVersion: "v1", kind: "List", items: gen.objects, metadata: { resourceVersion: "" } }, { lineWidth: 0 }));
+        const list = { apiVersion: "v1", kind: "List", items: gen.objects, metadata: { resourceVersion: "" } };
+        process.stdout.write(f.output === "json" ? `${JSON.stringify(list, null, 2)}\n` : stringify(list, { lineWidth: 0 }));
         return;
       }
       const w = new KubeWriter(kubeConfigForUrl(f.server, process.env.LOCKSTEP_KUBE_TOKEN));

@@ -1,33 +1,32 @@
 // `lockstep skew` (the skew report) and `lockstep check-upgrade VERSION` (exit 0 allowed, 3 blocked),
 // both against the skew-enforcer's SkewService.
 import { Metadata, type ServiceError } from "@grpc/grpc-js";
+import { addressHint, defaultAddress, serverAddress, serverHelp, type ServerAddress } from "../addresses.js";
+import { versionArg } from "../args.js";
 import { channelCredentials } from "../connection.js";
 import { EXIT, grpcFailure } from "../exit-codes.js";
 import { type CheckUpgradeRequest, type CheckUpgradeResponse, type GetSkewReportRequest, type GetSkewReportResponse, type SkewReport, SkewServiceClient } from "@lockstep/contracts";
 import { type Command, Option } from "commander";
 import { stringify } from "yaml";
 
-export const DEFAULT_SKEW_ADDR = "127.0.0.1:9092";
+export const DEFAULT_SKEW_ADDR = defaultAddress("skew-enforcer");
 /** Exit code of `check-upgrade` when the update would be refused. */
 export const EXIT_BLOCKED = EXIT.REFUSED;
 const DEADLINE_MS = 10_000;
 
 type Output = "text" | "json" | "yaml";
 
-function serverAddr(flag: string | undefined): string {
-  return flag ?? process.env.LOCKSTEP_SKEW_ENFORCER_ADDR ?? DEFAULT_SKEW_ADDR;
-}
-
 function unary<Req, Res>(
-  addr: string,
+  target: string | ServerAddress,
   invoke: (client: SkewServiceClient, req: Req, deadline: Date, cb: (err: ServiceError | null, res: Res) => void) => void,
   req: Req,
 ): Promise<Res> {
+  const addr = typeof target === "string" ? target : target.address;
   const client = new SkewServiceClient(addr, channelCredentials());
   return new Promise<Res>((resolve, reject) => {
     invoke(client, req, new Date(Date.now() + DEADLINE_MS), (err, res) => {
       client.close();
-      if (err) reject(grpcFailure(err, "skew-enforcer", addr));
+      if (err) reject(grpcFailure(err, "skew-enforcer", addr, typeof target === "string" ? undefined : addressHint(target)));
       else resolve(res);
     });
   });
@@ -79,14 +78,14 @@ export function renderCheckUpgrade(target: string, r: CheckUpgradeResponse): str
 }
 
 /** `lockstep skew`: the report, as text or structured. */
-export async function runSkew(addr: string, output: Output = "text"): Promise<string> {
+export async function runSkew(addr: string | ServerAddress, output: Output = "text"): Promise<string> {
   const res = await unary<GetSkewReportRequest, GetSkewReportResponse>(addr, (c, req, deadline, cb) => c.getSkewReport(req, new Metadata(), { deadline }, cb), {});
-  if (!res.report) throw new Error(`skew-enforcer at ${addr} returned no report`);
+  if (!res.report) throw new Error(`skew-enforcer at ${typeof addr === "string" ? addr : addr.address} returned no report`);
   return output === "text" ? renderSkewReport(res.report) : structured(res.report, output);
 }
 
 /** `lockstep check-upgrade`: the answer and the exit code (0 allowed, 3 blocked). */
-export async function runCheckUpgrade(addr: string, version: string, force: boolean, output: Output = "text"): Promise<{ text: string; exitCode: number }> {
+export async function runCheckUpgrade(addr: string | ServerAddress, version: string, force: boolean, output: Output = "text"): Promise<{ text: string; exitCode: number }> {
   const res = await unary<CheckUpgradeRequest, CheckUpgradeResponse>(
     addr,
     (c, req, deadline, cb) => c.checkUpgrade(req, new Metadata(), { deadline }, cb),
@@ -97,7 +96,7 @@ export async function runCheckUpgrade(addr: string, version: string, force: bool
 
 export function register(program: Command): void {
   const output = () => new Option("-o, --output <format>", "structured output instead of text").choices(["json", "yaml"]);
-  const server = `address of the skew-enforcer gRPC service (default: $LOCKSTEP_SKEW_ENFORCER_ADDR or ${DEFAULT_SKEW_ADDR})`;
+  const server = serverHelp("skew-enforcer");
 
   program
     .command("skew")
@@ -105,18 +104,18 @@ export function register(program: Command): void {
     .option("--server <addr>", server)
     .addOption(output())
     .action(async (flags: { server?: string; output?: Output }) => {
-      process.stdout.write(await runSkew(serverAddr(flags.server), flags.output));
+      process.stdout.write(await runSkew(serverAddress("skew-enforcer", flags.server), flags.output));
     });
 
   program
     .command("check-upgrade")
     .description(`would an update to VERSION be accepted? exit code 0 when allowed, ${EXIT_BLOCKED} when blocked`)
-    .argument("<version>", "target OpenShift version, e.g. 4.17.0")
+    .argument("<version>", "target OpenShift version, e.g. 4.17.0", versionArg)
     .option("--force", "check as a forced update (blocks are bypassed and recorded)", false)
     .option("--server <addr>", server)
     .addOption(output())
     .action(async (version: string, flags: { force: boolean; server?: string; output?: Output }) => {
-      const { text, exitCode } = await runCheckUpgrade(serverAddr(flags.server), version, flags.force, flags.output);
+      const { text, exitCode } = await runCheckUpgrade(serverAddress("skew-enforcer", flags.server), version, flags.force, flags.output);
       process.stdout.write(text);
       if (exitCode !== 0) process.exitCode = exitCode;
     });

@@ -37,9 +37,9 @@ describe("lockstep status (built CLI)", () => {
     expect(r.stderr).toContain("invalid value for --details: workers (must be one of none, all, nodes, health, operators)");
   });
 
-  it("reports a missing fixture case clearly", () => {
+  it("reports a missing fixture case clearly, as a usage error", () => {
     const r = run("--from-dir", fixturesDir, "--case", "no-such-case");
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(2);
     expect(r.stderr).toContain("cannot read no-such-case-cv.yaml");
     expect(r.stdout).toBe("");
   });

@@ -2,6 +2,8 @@
 // against the status-aggregator (status/live.ts).
 import { type Details, StatusError, parseDetails } from "@lockstep/insights";
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { serverHelp } from "../addresses.js";
+import { CliError, EXIT } from "../exit-codes.js";
 import { runLive } from "./status/live.js";
 import { runOffline } from "./status/offline.js";
 
@@ -12,6 +14,14 @@ interface StatusFlags {
   server?: string;
   watch: boolean;
   output?: "json" | "yaml";
+}
+
+function usage<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    throw err instanceof CliError ? err : new CliError(EXIT.USAGE, err instanceof Error ? err.message : String(err));
+  }
 }
 
 function detailsArg(value: string): Details {
@@ -29,14 +39,16 @@ export function register(program: Command): void {
     .option("--from-dir <dir>", "offline: folder of a fixture set (<case>-cv.yaml, -co.yaml, -mcp.yaml, -mc.yaml, -node.yaml)")
     .option("--case <name>", "offline: the fixture case name (the common file prefix)")
     .option("--details <area>", "detailed output: none, all, nodes, health or operators", detailsArg, "none" as Details)
-    .option("--server <addr>", "live: status-aggregator gRPC address (default $LOCKSTEP_STATUS_AGGREGATOR_ADDR or 127.0.0.1:9094)")
+    .option("--server <addr>", `live: ${serverHelp("status-aggregator")}`)
     .option("--watch", "live: redraw as the update moves", false)
     .addOption(new Option("-o, --output <format>", "live: structured output instead of text").choices(["json", "yaml"]))
     .action(async (flags: StatusFlags) => {
       const { details } = flags;
       if (flags.fromDir !== undefined || flags.case !== undefined) {
-        if (!flags.fromDir || !flags.case) throw new Error("offline mode needs both --from-dir DIR and --case NAME");
-        const { text, notices } = runOffline(flags.fromDir, flags.case, details);
+        if (!flags.fromDir || !flags.case) throw new CliError(EXIT.USAGE, "offline mode needs both --from-dir DIR and --case NAME");
+        if (flags.watch || flags.output || flags.server) throw new CliError(EXIT.USAGE, "--watch, -o and --server are for live mode; offline mode (--from-dir, --case) prints the text once");
+        // The fixture files are the command's arguments: one that cannot be read or parsed is a usage error.
+        const { text, notices } = usage(() => runOffline(flags.fromDir!, flags.case!, details));
         for (const n of notices) process.stderr.write(`${n}\n`);
         process.stdout.write(text);
         return;

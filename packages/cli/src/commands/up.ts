@@ -3,6 +3,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { addressVariable, SERVICE_PORTS, type CliService } from "../addresses.js";
+import { CliError, EXIT } from "../exit-codes.js";
 import { describeSupervisorEvent, SERVICE_NAMES, serviceEntry, startSystem, type ServiceName, type SupervisorEvent } from "@lockstep/launcher";
 
 export function register(program: Command): void {
@@ -17,8 +19,8 @@ export function register(program: Command): void {
     .action(async (o: { kubeconfig: string; nats: string; runDir: string; services?: string; logLevel: string }) => {
       const services = (o.services ? o.services.split(",").map((s) => s.trim()) : [...SERVICE_NAMES]) as ServiceName[];
       const unknown = services.filter((s) => !SERVICE_NAMES.includes(s));
-      if (unknown.length) throw new Error(`unknown service(s): ${unknown.join(", ")} (known: ${SERVICE_NAMES.join(", ")})`);
-      if (!existsSync(o.kubeconfig)) throw new Error(`kubeconfig not found: ${o.kubeconfig}`);
+      if (unknown.length) throw new CliError(EXIT.USAGE, `unknown service(s): ${unknown.join(", ")} (known: ${SERVICE_NAMES.join(", ")})`);
+      if (!existsSync(o.kubeconfig)) throw new CliError(EXIT.USAGE, `--kubeconfig ${o.kubeconfig}: no such file`);
       const unbuilt = services.filter((s) => !existsSync(serviceEntry(s)));
       if (unbuilt.length) throw new Error(`not built: ${unbuilt.join(", ")} — run npm run build first`);
       const runDir = resolve(o.runDir);
@@ -29,6 +31,9 @@ export function register(program: Command): void {
       };
       const system = await startSystem({ kubeconfig: resolve(o.kubeconfig), natsUrl: o.nats, runDir, services, logLevel: o.logLevel, supervise });
       for (const s of services) console.log(`${s.padEnd(18)} gRPC ${system.grpcAddress(s)}  health ${system.httpUrl(s)}/readyz  log ${runDir}/${s}.log`);
+      // The same addresses as the CLI reads them, to paste into another shell.
+      const cliServices = services.filter((s): s is ServiceName & CliService => s in SERVICE_PORTS);
+      if (cliServices.length) console.log(`point the CLI at them: export ${cliServices.map((s) => `${addressVariable(s)}=${system.grpcAddress(s)}`).join(" ")}`);
       console.log("all services ready; Ctrl-C stops them");
       await new Promise<void>((r) => {
         process.once("SIGINT", () => r());

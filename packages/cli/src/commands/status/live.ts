@@ -2,6 +2,7 @@
 // level (RenderStatus), structured output (GetUpdateStatus as JSON or YAML), and --watch, which
 // redraws in place on every WatchUpdateStatus message until interrupted.
 import { type CallOptions, Metadata, type ServiceError, status as GrpcStatusCode } from "@grpc/grpc-js";
+import { addressHint, defaultAddress, serverAddress, type ServerAddress } from "../../addresses.js";
 import { channelCredentials } from "../../connection.js";
 import { type CliError, grpcFailure } from "../../exit-codes.js";
 import { leanClient, UpdateStatus, UpdateStatusServiceClient, type WatchUpdateStatusResponse } from "@lockstep/contracts";
@@ -9,7 +10,7 @@ import type { Details } from "@lockstep/insights";
 import { stringify } from "yaml";
 import { staleWarning } from "./freshness.js";
 
-export const DEFAULT_STATUS_ADDR = "127.0.0.1:9094";
+export const DEFAULT_STATUS_ADDR = defaultAddress("status-aggregator");
 /** grpc-js refuses answers over 4 MiB by default; 64 MiB holds the node insights of ~200,000 nodes. */
 const MAX_STATUS_BYTES = 64 * 1024 * 1024;
 
@@ -21,13 +22,13 @@ export interface LiveOptions {
 }
 
 /** --server, else LOCKSTEP_STATUS_AGGREGATOR_ADDR, else the default port on localhost. */
-export function statusServerAddress(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return flag || env.LOCKSTEP_STATUS_AGGREGATOR_ADDR || DEFAULT_STATUS_ADDR;
+export function statusServerAddress(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): ServerAddress {
+  return serverAddress("status-aggregator", flag, env);
 }
 
 /** A gRPC failure of the status-aggregator as the CLI reports it (message and exit code). */
-export function describeError(err: ServiceError, addr: string): CliError {
-  return grpcFailure(err, "status-aggregator", addr);
+export function describeError(err: ServiceError, target: string | ServerAddress): CliError {
+  return typeof target === "string" ? grpcFailure(err, "status-aggregator", target) : grpcFailure(err, "status-aggregator", target.address, addressHint(target));
 }
 
 const deadline = () => new Date(Date.now() + 15_000);
@@ -35,7 +36,7 @@ const deadline = () => new Date(Date.now() + 15_000);
 export type UnaryCall<Req, Res> = (req: Req, meta: Metadata, opts: Partial<CallOptions>, cb: (err: ServiceError | null, res: Res) => void) => unknown;
 
 /** One unary call with a deadline; gRPC errors become CliErrors naming the server. */
-export function unary<Req, Res>(call: UnaryCall<Req, Res>, req: Req, addr: string): Promise<Res> {
+export function unary<Req, Res>(call: UnaryCall<Req, Res>, req: Req, addr: string | ServerAddress): Promise<Res> {
   return new Promise((resolve, reject) =>
     call(req, new Metadata(), { deadline: deadline() }, (err, res) => (err ? reject(describeError(err, addr)) : resolve(res))),
   );
@@ -54,7 +55,7 @@ export async function runLive(options: LiveOptions, out: NodeJS.WritableStream =
   const addr = statusServerAddress(options.server);
   // Lean decoding and a larger receive limit: at 10,000 nodes the full answer is about 3 MiB.
   const StatusClient = leanClient(UpdateStatusServiceClient);
-  const client = new StatusClient(addr, channelCredentials(), { "grpc.max_receive_message_length": MAX_STATUS_BYTES });
+  const client = new StatusClient(addr.address, channelCredentials(), { "grpc.max_receive_message_length": MAX_STATUS_BYTES });
   try {
     const rendered = () => unary(client.renderStatus.bind(client), { details: options.details }, addr);
     const render = async () => {
@@ -77,7 +78,7 @@ export async function runLive(options: LiveOptions, out: NodeJS.WritableStream =
 
 const CLEAR = "\x1b[H\x1b[2J";
 
-async function watch(client: UpdateStatusServiceClient, addr: string, options: LiveOptions, out: NodeJS.WritableStream, render: () => Promise<string>): Promise<void> {
+async function watch(client: UpdateStatusServiceClient, addr: ServerAddress, options: LiveOptions, out: NodeJS.WritableStream, render: () => Promise<string>): Promise<void> {
   const stream = client.watchUpdateStatus({ omitNodes: options.output === "text" });
   const stop = () => stream.cancel();
   process.once("SIGINT", stop);
