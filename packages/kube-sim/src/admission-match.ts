@@ -1,7 +1,8 @@
 // Which validating webhooks a request must call, as kube-apiserver decides it
 // (k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/{rules,namespace,object} and
-// generic/webhook.go ShouldCallHook). Pure: the caller supplies namespace labels.
-// matchConditions (CEL) are not evaluated: every webhook behaves as if it had none.
+// generic/webhook.go ShouldCallHook), matchConditions included (match-conditions.ts). Pure: the
+// caller supplies namespace labels.
+import { evaluateMatchConditions } from "./match-conditions.js";
 import { ADMISSION_GROUP, type Operation, type ValidatingWebhook, type WebhookRule } from "./webhook-config.js";
 import { matchesLabels } from "./selectors.js";
 import type { KubeObject } from "./types.js";
@@ -119,12 +120,31 @@ export interface WebhookMatch {
   version: string;
 }
 
-/** Every webhook to call, in configuration order (configurations sorted by name, as upstream). */
+/** The `request` variable of matchConditions: the AdmissionReview request's fields the attributes carry. */
+function requestVariable(a: AdmissionAttributes & { userInfo?: unknown; dryRun?: boolean; options?: unknown }): Record<string, unknown> {
+  return {
+    kind: a.kind,
+    resource: a.resource,
+    subResource: a.subresource || undefined,
+    name: a.name || undefined,
+    namespace: a.namespace || undefined,
+    operation: a.operation,
+    userInfo: a.userInfo,
+    dryRun: a.dryRun,
+    options: a.options,
+  };
+}
+
+/**
+ * Every webhook to call, in configuration order (configurations sorted by name, as upstream); or
+ * the webhook whose matchConditions failed to evaluate under failurePolicy Fail, which refuses the
+ * request without calling anybody.
+ */
 export function matchingWebhooks(
   hooks: ValidatingWebhook[],
   a: AdmissionAttributes,
   namespaceLabels: (name: string) => Record<string, string> | undefined,
-): { matches: WebhookMatch[]; namespaceNotFound?: boolean } {
+): { matches: WebhookMatch[]; namespaceNotFound?: boolean; conditionError?: { webhook: ValidatingWebhook; message: string } } {
   if (isExempt(a)) return { matches: [] };
   const matches: WebhookMatch[] = [];
   for (const w of hooks) {
@@ -133,6 +153,11 @@ export function matchingWebhooks(
     const ns = namespaceSelectorMatches(w, a, namespaceLabels);
     if (ns === "namespace-not-found") return { matches: [], namespaceNotFound: true };
     if (!ns || !objectSelectorMatches(w, a)) continue;
+    if (w.matchConditions.length > 0) {
+      const r = evaluateMatchConditions(w.matchConditions, { object: a.object, oldObject: a.oldObject, request: requestVariable(a) }, w.failurePolicy);
+      if ("error" in r) return { matches: [], conditionError: { webhook: w, message: r.error } };
+      if (!r.call) continue;
+    }
     matches.push({ webhook: w, version });
   }
   return { matches };

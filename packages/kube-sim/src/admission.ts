@@ -5,7 +5,7 @@
 // real error bodies. Every call is recorded in `calls` for tests.
 import { randomUUID } from "node:crypto";
 import { request as httpsRequest } from "node:https";
-import { failure, KubeError, notFound } from "./errors.js";
+import { failure, forbidden, KubeError, notFound } from "./errors.js";
 import { isPlainObject } from "./json.js";
 import { matchingWebhooks, type AdmissionAttributes, type GroupVersionKind, type GroupVersionResource } from "./admission-match.js";
 import type { UserInfo } from "./rbac.js";
@@ -111,11 +111,14 @@ export class Admission {
    */
   async validate(req: AdmissionRequest): Promise<{ warnings: string[]; error?: KubeError }> {
     const nsType = this.store.registry.get("", "namespaces")!;
-    const { matches, namespaceNotFound } = matchingWebhooks(this.webhooks(), req, (n) => {
+    const { matches, namespaceNotFound, conditionError } = matchingWebhooks(this.webhooks(), req, (n) => {
       const e = this.store.getEntry(nsType, undefined, n);
       return e ? (e.obj.metadata?.labels ?? {}) : undefined;
     });
     if (namespaceNotFound) return { warnings: [], error: notFound(nsType, req.namespace) };
+    // As kube-apiserver: a matchCondition that cannot be evaluated under Fail refuses the request.
+    if (conditionError)
+      return { warnings: [], error: forbidden({ group: req.resource.group, plural: req.resource.resource, kind: req.kind.kind }, req.name, conditionError.message) };
     if (matches.length === 0) return { warnings: [] };
     const results = await Promise.all(matches.map((m) => this.call(m.webhook, m.version, req)));
     return { warnings: results.flatMap((r) => r.warnings), error: results.find((r) => r.error)?.error };

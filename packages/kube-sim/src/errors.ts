@@ -108,6 +108,7 @@ export type CauseReason =
   | "FieldValueDuplicate"
   | "FieldValueForbidden"
   | "FieldValueTooLong"
+  | "FieldValueTooMany"
   | "FieldValueTypeInvalid";
 
 /** One field error; `detail` is the text after the field path, e.g. `Invalid value: "x": bad`. */
@@ -132,6 +133,13 @@ export function fieldNotSupported(field: string, value: unknown, allowed: string
     field,
     detail: `Unsupported value: ${goValue(value)}: supported values: ${allowed.map((a) => `"${a}"`).join(", ")}`,
   };
+}
+
+export function fieldDuplicate(field: string, value: unknown): FieldError {
+  return { reason: "FieldValueDuplicate", field, detail: `Duplicate value: ${goValue(value)}` };
+}
+export function fieldTooMany(field: string, actual: number, max: number): FieldError {
+  return { reason: "FieldValueTooMany", field, detail: `Too many: ${actual}: must have at most ${max} items` };
 }
 
 function goValue(v: unknown): string {

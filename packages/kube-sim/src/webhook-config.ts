@@ -1,8 +1,9 @@
 // admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration: the defaulting and the part of the
 // validation kube-apiserver applies (pkg/apis/admissionregistration/v1/defaults.go and
 // validation/validation.go), and the parsed form the dispatcher matches requests against.
-import { fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from "./errors.js";
+import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooMany, type FieldError } from "./errors.js";
 import { isPlainObject } from "./json.js";
+import { compileError, type MatchCondition } from "./match-conditions.js";
 import { fromSelectorObject, type LabelSelector, type LabelSelectorObject } from "./selectors.js";
 import type { KubeObject, TypeHooks } from "./types.js";
 
@@ -42,6 +43,8 @@ export interface ValidatingWebhook {
   admissionReviewVersions: string[];
   namespaceSelector: LabelSelector;
   objectSelector: LabelSelector;
+  /** CEL conditions, all true for the webhook to be called (match-conditions.ts). */
+  matchConditions: MatchCondition[];
   url?: string;
   service?: ServiceReference;
   /** PEM bytes decoded from clientConfig.caBundle; undefined → the system roots. */
@@ -102,6 +105,7 @@ function validateWebhook(w: unknown, p: string, names: Set<string>): FieldError[
   else if (!versions.some((v: unknown) => REVIEW_VERSIONS.includes(v as string)))
     errs.push(fieldInvalid(`${p}.admissionReviewVersions`, versions, "must include at least one of v1, v1beta1"));
   errs.push(...validateSelector(`${p}.namespaceSelector`, w.namespaceSelector), ...validateSelector(`${p}.objectSelector`, w.objectSelector));
+  errs.push(...validateMatchConditions(`${p}.matchConditions`, w.matchConditions));
   const cc = w.clientConfig;
   if (!isPlainObject(cc)) errs.push(fieldRequired(`${p}.clientConfig`, ""));
   else {
@@ -129,6 +133,31 @@ function validateWebhook(w: unknown, p: string, names: Set<string>): FieldError[
     if (cc.caBundle !== undefined && (typeof cc.caBundle !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(cc.caBundle)))
       errs.push(fieldInvalid(`${p}.clientConfig.caBundle`, "<value omitted>", "must be base64 encoded"));
   }
+  return errs;
+}
+
+const MAX_MATCH_CONDITIONS = 64;
+
+/** matchConditions as kube-apiserver validates them: named uniquely, at most 64, each a CEL expression that compiles. */
+function validateMatchConditions(p: string, conditions: unknown): FieldError[] {
+  if (conditions === undefined || conditions === null) return [];
+  if (!Array.isArray(conditions)) return [fieldInvalid(p, conditions, "must be a list")];
+  const errs: FieldError[] = [];
+  if (conditions.length > MAX_MATCH_CONDITIONS) errs.push(fieldTooMany(p, conditions.length, MAX_MATCH_CONDITIONS));
+  const names = new Set<string>();
+  conditions.forEach((c: unknown, i: number) => {
+    const q = `${p}[${i}]`;
+    if (!isPlainObject(c)) return errs.push(fieldInvalid(q, c, "must be an object"));
+    if (typeof c.name !== "string" || c.name === "") errs.push(fieldRequired(`${q}.name`, ""));
+    else if (names.has(c.name)) errs.push(fieldDuplicate(`${q}.name`, c.name));
+    else names.add(c.name);
+    if (typeof c.expression !== "string" || c.expression.trim() === "") errs.push(fieldRequired(`${q}.expression`, ""));
+    else {
+      const bad = compileError(c.expression);
+      if (bad !== undefined) errs.push(fieldInvalid(`${q}.expression`, c.expression, `compilation failed: ${bad}`));
+    }
+    return undefined;
+  });
   return errs;
 }
 
@@ -173,6 +202,9 @@ export function parseConfiguration(obj: KubeObject): ValidatingWebhook[] {
       admissionReviewVersions: w.admissionReviewVersions ?? [],
       namespaceSelector: fromSelectorObject(w.namespaceSelector) ?? [],
       objectSelector: fromSelectorObject(w.objectSelector) ?? [],
+      matchConditions: (Array.isArray(w.matchConditions) ? w.matchConditions : [])
+        .filter(isPlainObject)
+        .map((c: Record<string, any>) => ({ name: String(c.name), expression: String(c.expression) })),
       url: typeof cc.url === "string" && cc.url ? cc.url : undefined,
       service: svc ? { namespace: String(svc.namespace), name: String(svc.name), path: svc.path, port: svc.port ?? 443 } : undefined,
       caBundle: typeof cc.caBundle === "string" && cc.caBundle ? Buffer.from(cc.caBundle, "base64") : undefined,
