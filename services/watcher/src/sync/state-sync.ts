@@ -14,7 +14,7 @@ import type { Logger } from "pino";
 import type { WatcherMetrics } from "../metrics.js";
 import { viewCurrentAsOf } from "./heartbeat.js";
 import { SnapshotEncoder } from "./snapshot-encoder.js";
-import { keyFor, ownsKey, watchedResources, type Watched, type WatchSettings } from "./watched.js";
+import { derivedKeyFor, keyFor, ownsDerivedKey, ownsKey, watchedResources, type Watched, type WatchSettings } from "./watched.js";
 
 export interface StateSyncOptions extends WatchSettings {
   kc: KubeConfigLike;
@@ -66,6 +66,7 @@ export class StateSync {
         delete: (obj) => {
           this.o.metrics?.events.inc({ resource: w.name, type: "DELETED" });
           this.writer.remove(keyFor(w, obj));
+          if (w.derived) this.writer.remove(derivedKeyFor({ ...w, derived: w.derived }, obj as never));
         },
         listed: ({ initial, count }) => {
           this.o.metrics?.relists.inc({ resource: w.name });
@@ -92,18 +93,37 @@ export class StateSync {
     const since = Date.now();
     this.o.metrics?.events.inc({ resource: w.name, type });
     const key = keyFor(w, obj as never);
-    let bytes: Uint8Array;
+    const derivedKey = w.derived ? derivedKeyFor({ ...w, derived: w.derived }, obj as never) : undefined;
+    let value: unknown;
+    let bytes: Uint8Array | undefined;
     try {
+      value = w.normalize(obj as never);
       // A value the wire type refuses (an int32 out of range) throws in encode: malformed too.
-      bytes = this.encoder.encode(StateKinds[w.kind].codec as Codec<unknown>, w.normalize(obj as never));
+      bytes = value === undefined ? undefined : this.encoder.encode(StateKinds[w.kind].codec as Codec<unknown>, value);
     } catch (err) {
       // Bad data never stops the watcher: the object is reported and left out of the state plane.
       this.o.metrics?.errors.inc({ resource: w.name, stage: "normalize" });
       this.o.logger.warn({ resource: w.name, name: obj.metadata?.name, namespace: obj.metadata?.namespace, err: (err as Error).message }, "skipping malformed object");
       this.writer.remove(key, since);
+      if (derivedKey !== undefined) this.writer.remove(derivedKey, since);
       return;
     }
-    this.writer.set(key, bytes, since);
+    // No snapshot: the object signals nothing now (a Machine not being deleted).
+    if (bytes === undefined) this.writer.remove(key, since);
+    else this.writer.set(key, bytes, since);
+    if (w.derived && derivedKey !== undefined) this.applyDerived(w, w.derived, derivedKey, obj, value, since);
+  }
+
+  private applyDerived(w: Watched, d: NonNullable<Watched["derived"]>, key: string, obj: KubernetesObject, primary: unknown, since: number): void {
+    try {
+      const value = d.normalize(obj as never, primary);
+      if (value === undefined) this.writer.remove(key, since);
+      else this.writer.set(key, this.encoder.encode(StateKinds[d.kind].codec as Codec<unknown>, value), since);
+    } catch (err) {
+      this.o.metrics?.errors.inc({ resource: w.name, stage: "normalize" });
+      this.o.logger.warn({ resource: w.name, name: obj.metadata?.name, err: (err as Error).message }, "skipping malformed derived snapshot");
+      this.writer.remove(key, since);
+    }
   }
 
   /**
@@ -122,9 +142,13 @@ export class StateSync {
   /** Deletes keys this resource owns whose objects are not in the informer's cache. */
   private sweep(w: Watched, informer: Informer<KubernetesObject>): void {
     const live = new Set(informer.list().map((o) => keyFor(w, o as never)));
+    const derived = w.derived;
+    const liveDerived = derived ? new Set(informer.list().map((o) => derivedKeyFor({ ...w, derived }, o as never))) : undefined;
     for (const key of this.writer.keys()) {
       const parsed = parseStateKey(key);
-      if (parsed && ownsKey(w, parsed, this.o) && !live.has(key)) this.writer.remove(key);
+      if (!parsed) continue;
+      if (ownsKey(w, parsed, this.o) && !live.has(key)) this.writer.remove(key);
+      else if (liveDerived && ownsDerivedKey(w, parsed) && !liveDerived.has(key)) this.writer.remove(key);
     }
   }
 
