@@ -1,0 +1,171 @@
+// Lease adapters, I/O edge: reads the node signals and the current holds, plans (plan.ts) and acts
+// through the Coordinator — the same decide-and-CAS path as a LeaseService call, without auth (it
+// is this process). One pass at a time; passes are asked for on every signal or lease change and
+// run at least every resync. A refused acquire is asked again after its retry-after, or at once when
+// the node's holder changes; its AdapterConflict warning is raised once per refusal, not per pass.
+import type { NodeSignalState } from "@lockstep/contracts";
+import type { Logger } from "pino";
+import { operationName, parseOperation } from "../policy/operations.js";
+import { CoordinatorError, type Coordinator, type EventSink } from "../service/coordinator.js";
+import { toOutgoing } from "../service/events.js";
+import { adaptedSignals, ADAPTER_HOLDER_PREFIX, planAdapters, type AdaptedSignal, type AdapterName, type CurrentHold } from "./plan.js";
+
+export type AdapterCoordinator = Pick<Coordinator, "acquire" | "release" | "hold" | "list">;
+
+export interface AdapterReconcilerOptions {
+  coordinator: AdapterCoordinator;
+  signals(): readonly NodeSignalState[];
+  enabled: ReadonlySet<AdapterName>;
+  events: EventSink;
+  /** Namespace of the node Leases (for event metadata). */
+  namespace: string;
+  logger: Logger;
+  /** Term of an adapted lease; renewed at half of it while the signal lasts. */
+  durationSeconds: number;
+  clock?: () => number;
+}
+
+const MIN_RETRY_MS = 2_000;
+const MAX_RETRY_MS = 30_000;
+
+interface Refusal {
+  /** Who held the node (or the refusal code) when refused: a change retries at once. */
+  fingerprint: string;
+  retryAtMs: number;
+}
+
+export class AdapterReconciler {
+  private readonly clock: () => number;
+  private readonly refused = new Map<string, Refusal>();
+  private readonly reported = new Set<string>();
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  /** Passes completed (tests and metrics). */
+  passes = 0;
+
+  constructor(private readonly o: AdapterReconcilerOptions) {
+    this.clock = o.clock ?? Date.now;
+  }
+
+  /** Asks for a pass; a pass already running is followed by one more. */
+  trigger(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          try {
+            await this.pass();
+          } catch (err) {
+            // Never an unhandled rejection: the next change or resync asks again.
+            this.o.logger.warn({ err }, "lease adapter pass failed; retrying");
+          }
+        } while (this.again && !this.stopped);
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  /** No more passes; resolves once the one under way (if any) is done. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running?.catch(() => undefined);
+  }
+
+  private holdOf(node: string): CurrentHold | undefined {
+    const h = this.o.coordinator.hold(node);
+    if (h === undefined) return undefined;
+    return { node, holder: h.lease.holder, operation: operationName(h.lease.operation), expiresInSeconds: h.expiresInSeconds };
+  }
+
+  private async pass(): Promise<void> {
+    const nowMs = this.clock();
+    const { signals, problems } = adaptedSignals(this.o.signals(), nowMs, this.o.enabled);
+    for (const p of problems) this.once(`problem/${p.source}/${p.problem}`, () => this.o.logger.warn({ source: p.source, problem: p.problem }, "node signal not adapted"));
+    const adapterHolds = this.o.coordinator
+      .list()
+      .filter((l) => l.holder.startsWith(ADAPTER_HOLDER_PREFIX))
+      .map((l) => this.holdOf(l.node))
+      .filter((h): h is CurrentHold => h !== undefined && h.holder.startsWith(ADAPTER_HOLDER_PREFIX));
+    const actions = planAdapters({ signals, holdOf: (n) => this.holdOf(n), adapterHolds, renewBeforeSeconds: this.o.durationSeconds / 2 });
+    const live = new Set(signals.map((s) => key(s)));
+    for (const k of this.refused.keys()) if (!live.has(k)) this.refused.delete(k);
+    for (const a of actions) {
+      try {
+        if (a.kind === "release") await this.release(a.node, a.holder);
+        else if (a.kind === "covered") this.refused.delete(key(a.signal));
+        else await this.acquire(a.signal, a.kind === "renew", nowMs);
+      } catch (err) {
+        // One failing node never stops the others; the next pass asks again.
+        this.o.logger.warn({ err, node: a.kind === "release" ? a.node : a.signal.node, action: a.kind }, "lease adapter action failed; retrying");
+      }
+    }
+    this.passes++;
+  }
+
+  private async release(node: string, holder: string): Promise<void> {
+    const r = await this.o.coordinator.release({ node, holder });
+    if (r.kind === "released") this.o.logger.info({ node, holder, released: r.released }, "adapted lease released");
+    else this.o.logger.warn({ node, holder, reason: r.reason }, "adapted lease release refused");
+  }
+
+  private async acquire(s: AdaptedSignal, renewal: boolean, nowMs: number): Promise<void> {
+    const k = key(s);
+    const current = this.holdOf(s.node);
+    const fingerprint = current ? `${current.holder}/${current.operation ?? ""}` : "";
+    const prior = this.refused.get(k);
+    if (prior !== undefined && prior.fingerprint === fingerprint && nowMs < prior.retryAtMs) return;
+    let outcome;
+    try {
+      outcome = await this.o.coordinator.acquire({
+        node: s.node,
+        holder: s.holder,
+        operation: parseOperation(s.operation)!,
+        reason: s.reason,
+        durationSeconds: this.o.durationSeconds,
+        waitSeconds: 0,
+        force: false,
+      });
+    } catch (err) {
+      if (err instanceof CoordinatorError && err.kind === "invalid") {
+        // E.g. the signal names a node that does not exist (yet): asked again after a while.
+        this.refused.set(k, { fingerprint, retryAtMs: nowMs + MAX_RETRY_MS });
+        this.once(`invalid/${k}/${err.message}`, () => this.o.logger.warn({ node: s.node, holder: s.holder, reason: err.message }, "node signal cannot be adapted"));
+        return;
+      }
+      throw err;
+    }
+    if (outcome.kind === "granted") {
+      this.refused.delete(k);
+      for (const r of [...this.reported]) if (r.startsWith(`conflict/${k}/`)) this.reported.delete(r);
+      if (!outcome.renewal) this.o.logger.info({ node: s.node, holder: s.holder, operation: s.operation, source: s.source }, "adapted lease recorded");
+      return;
+    }
+    const retryMs = Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, outcome.retryAfterSeconds * 1000));
+    this.refused.set(k, { fingerprint: outcome.current ? `${outcome.current.holder}/${operationName(outcome.current.operation) ?? ""}` : fingerprint, retryAtMs: nowMs + retryMs });
+    if (renewal) this.o.logger.warn({ node: s.node, holder: s.holder, code: outcome.code, reason: outcome.reason }, "adapted lease renew refused");
+    const by = outcome.current && outcome.current.holder !== s.holder ? `${outcome.current.holder} (${operationName(outcome.current.operation) ?? "an unknown operation"})` : undefined;
+    const message = `${s.source} is carrying out ${s.operation} on ${s.node} outside Lockstep, but its lease cannot be recorded: ${by ? `${s.node} is held by ${by}` : outcome.reason} [${outcome.code}]; recorded as soon as the coordinator allows it`;
+    this.once(`conflict/${k}/${outcome.code}/${by ?? ""}`, () => {
+      this.o.logger.warn({ node: s.node, holder: s.holder, operation: s.operation, code: outcome.code, current: outcome.current?.holder }, "adapted lease refused");
+      this.o.events.emit(toOutgoing([{ type: "warning.raised", node: s.node, message, warning: { code: "AdapterConflict", node: s.node, message } }], { namespace: this.o.namespace }));
+    });
+  }
+
+  private once(id: string, f: () => void): void {
+    if (this.reported.has(id)) return;
+    this.reported.add(id);
+    // Bounded: a flood of distinct problems cannot grow this without end.
+    if (this.reported.size > 10_000) this.reported.clear();
+    f();
+  }
+}
+
+const key = (s: AdaptedSignal) => `${s.holder}\u0000${s.node}`;
