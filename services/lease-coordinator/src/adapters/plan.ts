@@ -15,6 +15,17 @@
 //   lease can be recorded — never silently dropped;
 // - the lease is renewed while the signal lasts and released when it goes (object deleted,
 //   annotation removed, kured's TTL over); the adapter never writes the other component's objects.
+//
+// Holders name the source: adapter:nodemaintenance/<name>, adapter:selfnoderemediation/<ns>/<name>,
+// adapter:fenceagentsremediation/<ns>/<name>, adapter:kured/<node>, adapter:machine/<ns>/<name>,
+// adapter:machineconfig/<node>; the disruptors' service accounts act for these prefixes in the
+// webhook (admission/verdict.ts DEFAULT_ACTS_FOR). Operations: NodeMaintenance → Maintenance,
+// remediation CRs → Fence, kured → Reboot, Machine deletion → Deprovision, MCO Working → Update.
+// Adapted leases are ordinary Lockstep Leases, so everything that applies to a lease applies: the
+// pool's maxUnavailable and DisruptionBudgets (a slot is reserved; with no room the lease waits and
+// AdapterConflict says why), maxHoldSeconds (a disruptor holding longer is refused its renewal and
+// warned; the lease then lapses), preflight and the webhook. Every replica runs the adapters: a
+// second replica's acquire is a renewal of the same holder, its release a no-op.
 import type { NodeSignalState } from "@lockstep/contracts";
 import { isOperationName, type OperationName } from "../policy/operations.js";
 

@@ -89,11 +89,11 @@ export class AdapterReconciler {
     const nowMs = this.clock();
     const { signals, problems } = adaptedSignals(this.o.signals(), nowMs, this.o.enabled);
     for (const p of problems) this.once(`problem/${p.source}/${p.problem}`, () => this.o.logger.warn({ source: p.source, problem: p.problem }, "node signal not adapted"));
-    const adapterHolds = this.o.coordinator
+    // Read from the list itself: the node's hold (holdOf) may be another, foreign, lease.
+    const adapterHolds: CurrentHold[] = this.o.coordinator
       .list()
       .filter((l) => l.holder.startsWith(ADAPTER_HOLDER_PREFIX))
-      .map((l) => this.holdOf(l.node))
-      .filter((h): h is CurrentHold => h !== undefined && h.holder.startsWith(ADAPTER_HOLDER_PREFIX));
+      .map((l) => ({ node: l.node, holder: l.holder, operation: operationName(l.operation), expiresInSeconds: Number.POSITIVE_INFINITY }));
     const actions = planAdapters({ signals, holdOf: (n) => this.holdOf(n), adapterHolds, renewBeforeSeconds: this.o.durationSeconds / 2 });
     const live = new Set(signals.map((s) => key(s)));
     for (const k of this.refused.keys()) if (!live.has(k)) this.refused.delete(k);
