@@ -165,13 +165,14 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         cache.onChange((ch) => {
           if (ch.parsed.kind === "meta") return;
           if (ch.parsed.kind === "nodeSignal") {
-            void adapters?.trigger();
+            adapters?.soon();
             return;
           }
           if (ch.parsed.kind === "lease") {
             idx.fromPlane(ch.parsed.namespace ?? "", ch.parsed.name, ch.op === "put" ? (ch.value as LeaseState) : undefined);
             if (index) budgetsSoon();
-            void adapters?.trigger(); // a refused adapted lease may be recordable now
+            // A refused adapted lease may be recordable now.
+            adapters?.leaseChanged(ch.op === "put" ? (ch.value as LeaseState).holderIdentity : undefined);
             return;
           }
           snapshot = undefined;

@@ -26,6 +26,7 @@ export interface AdapterReconcilerOptions {
 }
 
 const MIN_RETRY_MS = 2_000;
+const DEBOUNCE_MS = 250;
 const MAX_RETRY_MS = 30_000;
 
 interface Refusal {
@@ -41,6 +42,10 @@ export class AdapterReconciler {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** An adapter's lease may have changed since the last full look (see pass). */
+  private dirty = true;
+  private lastAdapterHolds = 0;
   /** Passes completed (tests and metrics). */
   passes = 0;
 
@@ -48,9 +53,28 @@ export class AdapterReconciler {
     this.clock = o.clock ?? Date.now;
   }
 
-  /** Asks for a pass; a pass already running is followed by one more. */
+  /**
+   * A change (a signal, a lease) asks for a pass within DEBOUNCE_MS: a burst of hundreds of grants a
+   * second makes a few passes, not one each.
+   */
+  soon(): void {
+    if (this.stopped || this.timer !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.trigger();
+    }, DEBOUNCE_MS);
+  }
+
+  /** A Lease changed (holder undefined: deleted): a pass, and a full look when it may be an adapter's. */
+  leaseChanged(holder: string | undefined): void {
+    if (holder === undefined || holder.startsWith(ADAPTER_HOLDER_PREFIX)) this.dirty = true;
+    this.soon();
+  }
+
+  /** Asks for a full pass now; a pass already running is followed by one more. */
   trigger(): Promise<void> {
     if (this.stopped) return Promise.resolve();
+    this.dirty = true;
     if (this.running) {
       this.again = true;
       return this.running;
@@ -76,6 +100,7 @@ export class AdapterReconciler {
   /** No more passes; resolves once the one under way (if any) is done. */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
   }
 
@@ -89,11 +114,19 @@ export class AdapterReconciler {
     const nowMs = this.clock();
     const { signals, problems } = adaptedSignals(this.o.signals(), nowMs, this.o.enabled);
     for (const p of problems) this.once(`problem/${p.source}/${p.problem}`, () => this.o.logger.warn({ source: p.source, problem: p.problem }, "node signal not adapted"));
+    // Nothing signalled and no adapter lease seen or touched since: listing every lease (O(nodes))
+    // would find nothing to do, so lease churn elsewhere costs nothing here.
+    if (signals.length === 0 && !this.dirty && this.lastAdapterHolds === 0) {
+      this.passes++;
+      return;
+    }
+    this.dirty = false;
     // Read from the list itself: the node's hold (holdOf) may be another, foreign, lease.
     const adapterHolds: CurrentHold[] = this.o.coordinator
       .list()
       .filter((l) => l.holder.startsWith(ADAPTER_HOLDER_PREFIX))
       .map((l) => ({ node: l.node, holder: l.holder, operation: operationName(l.operation), expiresInSeconds: Number.POSITIVE_INFINITY }));
+    this.lastAdapterHolds = adapterHolds.length;
     const actions = planAdapters({ signals, holdOf: (n) => this.holdOf(n), adapterHolds, renewBeforeSeconds: this.o.durationSeconds / 2 });
     const live = new Set(signals.map((s) => key(s)));
     for (const k of this.refused.keys()) if (!live.has(k)) this.refused.delete(k);
