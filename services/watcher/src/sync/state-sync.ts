@@ -7,7 +7,7 @@
 // objects and write identical bytes, which consumers ignore (StateCache drops identical rewrites).
 import { encode, parseStateKey, stateKey, StateKinds, SyncMarker, type Codec, type StateKindName } from "@lockstep/contracts";
 import { StateWriter, type JetStreamPublisher } from "@lockstep/bus";
-import { Informer, metadataOnly, type KubeConfigLike, type KubernetesObject } from "@lockstep/kube/lite";
+import { Informer, metadataOnly, statusCode, type KubeConfigLike, type KubernetesObject } from "@lockstep/kube/lite";
 import type { KV } from "@nats-io/kv";
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
@@ -35,6 +35,11 @@ export class StateSync {
   private readonly informers: Array<{ w: Watched; informer: Informer<KubernetesObject> }> = [];
   private readonly listed = new Set<string>();
   private readonly missing = new Set<string>();
+  /**
+   * Disruptors' objects (node signals) the watcher may not list (403): like a missing CRD they
+   * neither hold back meta.synced nor make the heartbeat stale; looked for again with backoff.
+   */
+  private readonly forbidden = new Set<string>();
   private syncedWritten = false;
   /** One protobuf writer for every snapshot (snapshot-encoder.ts). */
   private readonly encoder = new SnapshotEncoder();
@@ -73,6 +78,7 @@ export class StateSync {
           this.sweep(w, informer);
           if (initial) this.o.logger.info({ resource: w.name, count }, "initial list applied");
           this.missing.delete(w.name);
+          this.forbidden.delete(w.name);
           this.listed.add(w.name);
           void this.maybeSynced();
         },
@@ -81,7 +87,14 @@ export class StateSync {
           this.missing.add(w.name);
           void this.maybeSynced();
         },
-        error: () => this.o.metrics?.errors.inc({ resource: w.name, stage: "watch" }),
+        error: (err) => {
+          this.o.metrics?.errors.inc({ resource: w.name, stage: "watch" });
+          if (w.kind !== "nodeSignal" || statusCode(err) !== 403 || this.listed.has(w.name)) return;
+          if (!this.forbidden.has(w.name)) this.o.logger.warn({ resource: w.name }, "not permitted to list a disruptor's objects; their node signals are skipped until permitted");
+          this.forbidden.add(w.name);
+          this.missing.add(w.name);
+          void this.maybeSynced();
+        },
       }, { namespace: w.namespace, fieldSelector: w.fieldSelector, logger: this.o.logger, keep: metadataOnly, ...this.o.informer });
       this.informers.push({ w, informer });
       informer.start(signal);
@@ -131,12 +144,12 @@ export class StateSync {
    * what the heartbeat vouches for.
    */
   currentAsOf(now = Date.now()): number | undefined {
-    return viewCurrentAsOf(this.informers.map(({ informer }) => informer.currentAsOf(now)));
+    return viewCurrentAsOf(this.informers.filter(({ w }) => !this.forbidden.has(w.name)).map(({ informer }) => informer.currentAsOf(now)));
   }
 
   /** Watched resources whose informer has not been current since `since` (for logs). */
   behind(since: number, now = Date.now()): string[] {
-    return this.informers.filter(({ informer }) => (informer.currentAsOf(now) ?? -Infinity) < since).map(({ w }) => w.name);
+    return this.informers.filter(({ w, informer }) => !this.forbidden.has(w.name) && (informer.currentAsOf(now) ?? -Infinity) < since).map(({ w }) => w.name);
   }
 
   /** Deletes keys this resource owns whose objects are not in the informer's cache. */
