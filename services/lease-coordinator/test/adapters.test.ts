@@ -6,6 +6,7 @@ import { OperationType, type ListResponse, type ReleaseResponse } from "@lockste
 import { medik8sCrdManifests } from "@lockstep/kube-sim";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatMicroTime } from "../src/policy/index.js";
 import { acquire, call, eventsOf, holdersInApi, startWorld, type World } from "./harness.js";
 
 const { UPDATE, MAINTENANCE, FENCE, REBOOT, DEPROVISION } = {
@@ -34,6 +35,7 @@ beforeAll(async () => {
       { name: "n2", pool: "infra" },
       { name: "n3", pool: "infra" },
       { name: "n4", pool: "infra" },
+      { name: "n5", pool: "infra" },
     ],
     pools: { worker: "1" },
     adapters: { enabled: ["nodemaintenance", "remediation", "kured", "machine", "machineconfig"], durationSeconds: 30, resyncMs: 200 },
@@ -66,6 +68,23 @@ describe("lease adapters", () => {
     await waitFor(async () => (await holder("n1")) === undefined, { what: "released with the object" });
     expect(await acquire(client(), { node: "n1", holder: "mcc", operation: UPDATE })).toMatchObject({ granted: true });
     await call<object, ReleaseResponse>(client(), "release", { node: "n1", holder: "mcc" });
+  });
+
+  it("NMO's own medik8s Lease appearing beside the adapted one covers the NodeMaintenance: ours steps aside", async () => {
+    await create(() => world.custom.createClusterCustomObject({ ...NM, body: { apiVersion: "nodemaintenance.medik8s.io/v1beta1", kind: "NodeMaintenance", metadata: { name: "nm-n5" }, spec: { nodeName: "n5" } } }));
+    await waitFor(async () => (await holder("n5")) === "adapter:nodemaintenance/nm-n5", { what: "the adapted lease on n5" });
+    await world.core.createNamespace({ body: { metadata: { name: "medik8s-leases" } } }).catch(() => undefined);
+    // As NMO writes it (medik8s common lease: namespace medik8s-leases, name node-<node>, holder node-maintenance).
+    const now = formatMicroTime(new Date()) as never; // MicroTime: the API server wants six fractional digits
+    await world.coord.createNamespacedLease({
+      namespace: "medik8s-leases",
+      body: { metadata: { name: "node-n5" }, spec: { holderIdentity: "node-maintenance", leaseDurationSeconds: 3600, acquireTime: now, renewTime: now } },
+    });
+    await waitFor(async () => (await holder("n5")) === undefined, { what: "ours released, covered by NMO's own" });
+    expect((await leases()).leases.filter((l) => l.node === "n5")).toEqual([expect.objectContaining({ holder: "node-maintenance", operation: MAINTENANCE, foreign: true })]);
+    expect(eventsOf(world, "warning.raised").filter((e) => e.warning?.code === "AdapterConflict" && e.warning.node === "n5")).toEqual([]);
+    await world.custom.deleteClusterCustomObject({ ...NM, name: "nm-n5" });
+    await world.coord.deleteNamespacedLease({ namespace: "medik8s-leases", name: "node-n5" });
   });
 
   it("a remediation meeting another holder is not recorded over it: warned once naming both, recorded once free", async () => {

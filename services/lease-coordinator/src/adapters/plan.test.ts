@@ -51,8 +51,7 @@ describe("adaptedSignals", () => {
 
 const sig = (holder: string, node = "w1", operation: AdaptedSignal["operation"] = "Maintenance"): AdaptedSignal => ({ holder, node, operation, reason: "", source: holder });
 const hold = (holder: string, node = "w1", operation: CurrentHold["operation"] = "Maintenance", expiresInSeconds = 100): CurrentHold => ({ node, holder, operation, expiresInSeconds });
-const plan = (signals: AdaptedSignal[], holds: CurrentHold[]) =>
-  planAdapters({ signals, holdOf: (n) => holds.find((h) => h.node === n), adapterHolds: holds.filter((h) => h.holder.startsWith("adapter:")), renewBeforeSeconds: 60 });
+const plan = (signals: AdaptedSignal[], holds: CurrentHold[]) => planAdapters({ signals, holds, renewBeforeSeconds: 60 });
 
 describe("planAdapters", () => {
   it.each<[string, AdaptedSignal[], CurrentHold[], unknown[]]>([
@@ -91,6 +90,27 @@ describe("planAdapters", () => {
       ],
     ],
     ["holds of others are never released", [], [hold("alice"), hold("kubeadm-ops", "w2")], []],
+    [
+      "the disruptor's own Lease appearing beside ours (NMO's medik8s Lease) covers it: ours is released",
+      [sig("adapter:nodemaintenance/nm-1")],
+      [hold("adapter:nodemaintenance/nm-1"), hold("node-maintenance")],
+      [
+        { kind: "release", node: "w1", holder: "adapter:nodemaintenance/nm-1" },
+        { kind: "covered", signal: sig("adapter:nodemaintenance/nm-1"), by: "node-maintenance" },
+      ],
+    ],
+    [
+      "a foreign hold for another operation beside ours: ours is kept and renewed (the coordinator judges the conflict)",
+      [sig("adapter:nodemaintenance/nm-1")],
+      [hold("adapter:nodemaintenance/nm-1", "w1", "Maintenance", 10), hold("NodeHealthCheck-x", "w1", "Fence")],
+      [{ kind: "renew", signal: sig("adapter:nodemaintenance/nm-1") }],
+    ],
+    [
+      "two remediators of one node: the one holding it covers the other",
+      [sig("adapter:selfnoderemediation/m/w1", "w1", "Fence"), sig("adapter:fenceagentsremediation/m/w1", "w1", "Fence")],
+      [hold("adapter:selfnoderemediation/m/w1", "w1", "Fence")],
+      [{ kind: "covered", signal: sig("adapter:fenceagentsremediation/m/w1", "w1", "Fence"), by: "adapter:selfnoderemediation/m/w1" }],
+    ],
   ])("%s", (_what, signals, holds, actions) => {
     expect(plan(signals, holds)).toEqual(actions);
   });

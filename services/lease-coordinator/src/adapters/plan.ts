@@ -134,31 +134,35 @@ export type AdapterAction =
 
 export interface PlanInput {
   signals: readonly AdaptedSignal[];
-  /** The current hold of each node a signal names (absent: free). */
-  holdOf(node: string): CurrentHold | undefined;
-  /** Valid holds whose holder is an adapter's. */
-  adapterHolds: readonly CurrentHold[];
+  /** Every valid hold (ours and foreign; a node may have several, e.g. ours and a medik8s Lease). */
+  holds: readonly CurrentHold[];
   /** Renew once less than this is left. */
   renewBeforeSeconds: number;
 }
 
+const isAdapter = (holder: string) => holder.startsWith(ADAPTER_HOLDER_PREFIX);
+
 /** What to do now; releases first, so a node moving from one disruptor to another frees up first. */
 export function planAdapters(input: PlanInput): AdapterAction[] {
-  const wanted = new Set(input.signals.map((s) => `${s.holder}\u0000${s.node}`));
+  const id = (holder: string, node: string) => `${holder}\u0000${node}`;
+  const wanted = new Set(input.signals.map((s) => id(s.holder, s.node)));
   // An adapter's hold whose signal is gone is released in this pass: it covers nothing.
-  const releasing = (h: CurrentHold) => h.holder.startsWith(ADAPTER_HOLDER_PREFIX) && !wanted.has(`${h.holder}\u0000${h.node}`);
-  const out: AdapterAction[] = [];
-  for (const h of input.adapterHolds) {
-    if (releasing(h)) out.push({ kind: "release", node: h.node, holder: h.holder });
-  }
+  const releasing = (h: CurrentHold) => isAdapter(h.holder) && !wanted.has(id(h.holder, h.node));
+  const byNode = new Map<string, CurrentHold[]>();
+  for (const h of input.holds) byNode.set(h.node, [...(byNode.get(h.node) ?? []), h]);
+  const release: AdapterAction[] = input.holds.filter(releasing).map((h) => ({ kind: "release", node: h.node, holder: h.holder }));
+  const rest: AdapterAction[] = [];
   for (const signal of input.signals) {
-    const hold = input.holdOf(signal.node);
-    if (hold === undefined) out.push({ kind: "acquire", signal });
-    else if (hold.holder === signal.holder) {
-      if (hold.expiresInSeconds < input.renewBeforeSeconds) out.push({ kind: "renew", signal });
-    } else if (hold.operation === signal.operation && !releasing(hold)) {
-      out.push({ kind: "covered", signal, by: hold.holder });
-    } else out.push({ kind: "acquire", signal });
+    const holds = byNode.get(signal.node) ?? [];
+    const own = holds.find((h) => h.holder === signal.holder);
+    const cover = holds.find((h) => h.holder !== signal.holder && h.operation === signal.operation && !releasing(h));
+    if (cover !== undefined) {
+      rest.push({ kind: "covered", signal, by: cover.holder });
+      // Covered by the disruptor's own Lease (NMO's medik8s Lease, an MCO asking Lockstep): ours
+      // would only stand in its way. Another adapter's cover is not relied on (they could swap).
+      if (own !== undefined && !isAdapter(cover.holder)) release.push({ kind: "release", node: own.node, holder: own.holder });
+    } else if (own === undefined) rest.push({ kind: "acquire", signal });
+    else if (own.expiresInSeconds < input.renewBeforeSeconds) rest.push({ kind: "renew", signal });
   }
-  return out;
+  return [...release, ...rest];
 }

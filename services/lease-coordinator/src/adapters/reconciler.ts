@@ -104,12 +104,6 @@ export class AdapterReconciler {
     await this.running?.catch(() => undefined);
   }
 
-  private holdOf(node: string): CurrentHold | undefined {
-    const h = this.o.coordinator.hold(node);
-    if (h === undefined) return undefined;
-    return { node, holder: h.lease.holder, operation: operationName(h.lease.operation), expiresInSeconds: h.expiresInSeconds };
-  }
-
   private async pass(): Promise<void> {
     const nowMs = this.clock();
     const { signals, problems } = adaptedSignals(this.o.signals(), nowMs, this.o.enabled);
@@ -121,13 +115,16 @@ export class AdapterReconciler {
       return;
     }
     this.dirty = false;
-    // Read from the list itself: the node's hold (holdOf) may be another, foreign, lease.
-    const adapterHolds: CurrentHold[] = this.o.coordinator
-      .list()
-      .filter((l) => l.holder.startsWith(ADAPTER_HOLDER_PREFIX))
-      .map((l) => ({ node: l.node, holder: l.holder, operation: operationName(l.operation), expiresInSeconds: Number.POSITIVE_INFINITY }));
-    this.lastAdapterHolds = adapterHolds.length;
-    const actions = planAdapters({ signals, holdOf: (n) => this.holdOf(n), adapterHolds, renewBeforeSeconds: this.o.durationSeconds / 2 });
+    // Every valid hold, ours and foreign (a node may have both). A term is judged from our own
+    // renewTime: this process wrote it, on this clock.
+    const holds: CurrentHold[] = this.o.coordinator.list().map((l) => ({
+      node: l.node,
+      holder: l.holder,
+      operation: operationName(l.operation),
+      expiresInSeconds: l.renewTime ? (l.renewTime.getTime() + l.durationSeconds * 1000 - nowMs) / 1000 : 0,
+    }));
+    this.lastAdapterHolds = holds.filter((h) => h.holder.startsWith(ADAPTER_HOLDER_PREFIX)).length;
+    const actions = planAdapters({ signals, holds, renewBeforeSeconds: this.o.durationSeconds / 2 });
     const live = new Set(signals.map((s) => key(s)));
     for (const k of this.refused.keys()) if (!live.has(k)) this.refused.delete(k);
     for (const a of actions) {
@@ -151,8 +148,8 @@ export class AdapterReconciler {
 
   private async acquire(s: AdaptedSignal, renewal: boolean, nowMs: number): Promise<void> {
     const k = key(s);
-    const current = this.holdOf(s.node);
-    const fingerprint = current ? `${current.holder}/${current.operation ?? ""}` : "";
+    const current = this.o.coordinator.hold(s.node);
+    const fingerprint = current ? `${current.lease.holder}/${operationName(current.lease.operation) ?? ""}` : "";
     const prior = this.refused.get(k);
     if (prior !== undefined && prior.fingerprint === fingerprint && nowMs < prior.retryAtMs) return;
     let outcome;
