@@ -34,7 +34,20 @@ function ensureNatsServer() {
   process.exit(1);
 }
 
+// The lease webhook's serving certificate is made with openssl at start (packages/demo/src/webhook.ts).
+function ensureOpenssl() {
+  if (has("openssl")) return;
+  console.error(
+    [
+      "lockstep demo: openssl is required (the demo makes the lease webhook's CA and serving certificate with it) and was not found.",
+      "  Debian/Ubuntu: sudo apt-get install openssl",
+    ].join("\n"),
+  );
+  process.exit(1);
+}
+
 ensureNatsServer();
+ensureOpenssl();
 const install = pnpm(["install", "--frozen-lockfile", "--reporter=silent"], { env: { CI: "true" } });
 if (install.status !== 0) process.exit(install.status ?? 1);
 const build = pnpm(["exec", "turbo", "run", "build", "--output-logs=errors-only"]);

@@ -1,9 +1,12 @@
-// The demo's story, step by step, with every service a separate process.
+// The demo's story, step by step, with every service a separate process, in the enforced lease
+// mode: cluster-sim's MCO asks for no lease and the lease-coordinator's admission webhook, called by
+// kube-sim, is what keeps it (and a kubectl drain) off the node under maintenance.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeBus, connectBus } from "@lockstep/bus";
-import { Clients, DEMO_SPEC, EventLog, runStory, startEnvironment, STEPS } from "@lockstep/demo";
+import { MCO_CONTROLLER_SA, serviceAccountUser } from "@lockstep/cluster-sim";
+import { ADMIN, Clients, DEMO_SPEC, EventLog, runStory, startEnvironment, STEPS, storyState } from "@lockstep/demo";
 import { describe, expect, it } from "vitest";
 
 async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
@@ -16,7 +19,7 @@ async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
 
 describe("whole system: the demo's story", () => {
   it("happens step by step", async () => {
-    const env = await startEnvironment({ runDir: mkdtempSync(join(tmpdir(), "lockstep-e2e-story-")), spec: DEMO_SPEC, timeScale: 120 });
+    const env = await startEnvironment({ runDir: mkdtempSync(join(tmpdir(), "lockstep-e2e-story-")), spec: DEMO_SPEC, timeScale: 120, leases: "enforced" });
     const clients = new Clients(env.system);
     const nc = await connectBus({ servers: env.natsUrl });
     const events = new EventLog();
@@ -26,6 +29,22 @@ describe("whole system: the demo's story", () => {
       const results = await runStory({ env, clients, events, versions: { current: "4.15.12", target: "4.16.3", next: "4.17.0" }, waitMs: 240_000, signal: abort.signal });
       for (const r of results) expect(r, `${r.name}: ${r.detail}`).toMatchObject({ ok: true });
       expect(results.map((r) => r.name)).toEqual(STEPS.map((s) => s.name));
+      expect(results.length).toBeGreaterThanOrEqual(15);
+
+      // Enforcement, not cooperation: no Update lease was ever asked for; the MCO's update of the
+      // node under maintenance was refused (as its own ServiceAccount) until the lease was released,
+      // then let through; the refusals are in the event log.
+      const { maintenanceNode } = storyState(env);
+      expect(events.count("lease.granted", (m) => m.lease?.holder !== ADMIN)).toBe(0);
+      const mcc = serviceAccountUser(MCO_CONTROLLER_SA);
+      const onNode = env.kube.admission.calls.filter((c) => c.name === maintenanceNode && c.userInfo.username === mcc && c.resource.resource === "nodes");
+      const firstAllowed = onNode.findIndex((c) => c.outcome === "allowed" && c.webhook === "updates.leases.lockstep.io");
+      expect(onNode.filter((c) => c.outcome === "denied").length).toBeGreaterThan(1);
+      expect(firstAllowed).toBeGreaterThan(0);
+      expect(onNode.slice(0, firstAllowed).every((c) => c.outcome === "denied")).toBe(true);
+      expect(events.count("admission.denied", (m) => m.name === maintenanceNode && m.userInfo?.username === mcc)).toBeGreaterThan(0);
+      expect(events.count("admission.denied", (m) => m.subResource === "eviction")).toBeGreaterThan(0);
+
       // One completion fact for the target, however often the services re-evaluated.
       expect(events.count("update.completed", (m) => m.version === "4.16.3")).toBe(1);
 

@@ -25,6 +25,8 @@ export interface RenderOptions {
   namespace?: string;
   /** User values (like `-f file`), merged over the chart's values.yaml by Helm. */
   values?: Values;
+  /** The API server version templates see (`--kube-version`); helm's own default otherwise. */
+  kubeVersion?: string;
 }
 
 export interface Rendered {
@@ -82,7 +84,8 @@ export function withValuesFile<T>(values: Values, run: (file: string) => T): T {
 export function renderChart(chartDir: string, o: RenderOptions = {}): Rendered {
   const out = withValuesFile(o.values ?? {}, (file) => {
     try {
-      return helm(["template", o.releaseName ?? "lockstep", chartDir, "--namespace", o.namespace ?? "lockstep", "-f", file]);
+      const kube = o.kubeVersion === undefined ? [] : ["--kube-version", o.kubeVersion];
+      return helm(["template", o.releaseName ?? "lockstep", chartDir, "--namespace", o.namespace ?? "lockstep", "-f", file, ...kube]);
     } catch (err) {
       if (err instanceof HelmError && /don't meet the specifications of the schema/.test(err.stderr)) throw new ValuesSchemaError(err.stderr.trim());
       throw err;

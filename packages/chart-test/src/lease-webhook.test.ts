@@ -6,24 +6,40 @@ import { describe, expect, it } from "vitest";
 import { renderChart, type Manifest, type Values } from "./chart.js";
 import { chartDir } from "./paths.js";
 
-const render = (values: Values = {}) => renderChart(chartDir, { values }).manifests;
+const render = (values: Values = {}, kubeVersion?: string) => renderChart(chartDir, { values, kubeVersion }).manifests;
 const named = (ms: Manifest[], kind: string, name: string) => ms.find((m) => m.kind === kind && m.metadata.name === name) as any;
 const vwc = (ms: Manifest[]) => named(ms, "ValidatingWebhookConfiguration", "lockstep-leases");
 const coordinator = (ms: Manifest[]) => named(ms, "Deployment", "lockstep-lease-coordinator").spec.template.spec.containers[0];
 const envOf = (ms: Manifest[]) => Object.fromEntries(coordinator(ms).env.map((e: any) => [e.name, e.value]));
 const ENABLED: Values = { leaseWebhook: { enabled: true } };
 
-describe("leaseWebhook off (the default)", () => {
+describe("leaseWebhook off (leaseWebhook.enabled=false)", () => {
   it("renders no registration, no port and no ADMISSION_* variable", () => {
-    const ms = render();
+    const ms = render({ leaseWebhook: { enabled: false } });
     expect(ms.filter((m) => m.kind === "ValidatingWebhookConfiguration")).toEqual([]);
     expect(coordinator(ms).ports.map((p: any) => p.name)).toEqual(["grpc", "http"]);
     expect(Object.keys(envOf(ms)).filter((k) => k.startsWith("ADMISSION_"))).toEqual([]);
   });
 });
 
-describe("leaseWebhook on", () => {
+describe("leaseWebhook on (the default)", () => {
   const ms = render(ENABLED);
+
+  it("is what the default values render", () => {
+    // Each render generates its own self-signed CA; everything but the bundle is the same.
+    const withoutCa = (m: any) => m.webhooks.map((h: any) => ({ ...h, clientConfig: { ...h.clientConfig, caBundle: undefined } }));
+    expect(withoutCa(vwc(render()))).toEqual(withoutCa(vwc(ms)));
+  });
+
+  it("fails open everywhere on API servers without matchConditions (before 1.28), where a fail-closed Node UPDATE webhook would hold every node write", () => {
+    const old = vwc(render(ENABLED, "1.27.9")).webhooks;
+    expect(old.map((h: any) => [h.name, h.failurePolicy, h.matchConditions])).toEqual([
+      ["updates.leases.lockstep.io", "Ignore", undefined],
+      ["power-off.leases.lockstep.io", "Ignore", undefined],
+      ["others.leases.lockstep.io", "Ignore", undefined],
+    ]);
+    expect(vwc(render(ENABLED, "1.28.0")).webhooks.map((h: any) => h.failurePolicy)).toEqual(["Fail", "Fail", "Ignore"]);
+  });
 
   it("registers three webhooks on the lease-coordinator's Service: updates and power-off fail closed, the rest fail open", () => {
     const hooks = vwc(ms).webhooks;

@@ -52,7 +52,8 @@ describe.each(SERVICES)("%s", (svc) => {
 
 describe("the lease webhook's look-ups", () => {
   it("are granted only with leaseWebhook.enabled", () => {
-    const defaults = grantsOf(renderChart(chartDir, { namespace: NAMESPACE }).manifests, { name: "lockstep-lease-coordinator", namespace: NAMESPACE }).map(tripleKey);
+    const off = { leaseWebhook: { enabled: false } };
+    const defaults = grantsOf(renderChart(chartDir, { namespace: NAMESPACE, values: off }).manifests, { name: "lockstep-lease-coordinator", namespace: NAMESPACE }).map(tripleKey);
     expect(defaults).not.toContain("|pods|get");
     expect(defaults).not.toContain("machine.openshift.io|machines|get");
     expect(grants("lease-coordinator").map(tripleKey)).toEqual(expect.arrayContaining(["|pods|get", "machine.openshift.io|machines|get"]));

@@ -103,7 +103,7 @@ describe("default values: a generated CA and serving certificate", () => {
   });
 
   it("uses the grpc liveness probe again, and no certificate, when TLS is off", () => {
-    const r = renderChart(chartDir, { values: { global: { grpcTls: { enabled: false } } } });
+    const r = renderChart(chartDir, { values: { global: { grpcTls: { enabled: false } }, leaseWebhook: { enabled: false } } });
     expect(r.manifests.filter((m) => m.kind === "Secret" || m.kind === "Certificate" || m.metadata.name.endsWith("-grpc-ca"))).toEqual([]);
     for (const d of deployments(r.manifests)) {
       expect(d.spec.template.spec.containers[0].livenessProbe.grpc).toBeDefined();
@@ -171,7 +171,8 @@ describe("other certificate sources", () => {
   });
 
   it("secretName: the user's Secret is mounted and nothing is generated", () => {
-    const { manifests } = renderChart(chartDir, { values: { global: { grpcTls: { secretName: "my-grpc-tls" } } } });
+    const ca = "-----BEGIN CERTIFICATE-----\nX\n-----END CERTIFICATE-----\n";
+    const { manifests } = renderChart(chartDir, { values: { global: { grpcTls: { secretName: "my-grpc-tls" } }, leaseWebhook: { caBundle: ca } } });
     expect(manifests.filter((m) => m.kind === "Secret" || m.kind === "Certificate" || m.metadata.name.endsWith("-grpc-ca"))).toEqual([]);
     for (const d of deployments(manifests)) expect(d.spec.template.spec.volumes).toContainEqual({ name: "grpc-tls", secret: { secretName: "my-grpc-tls" } });
   });
@@ -205,6 +206,6 @@ describe("client certificates", () => {
   });
 
   it("LEASE_AUTH with mtls needs gRPC TLS", () => {
-    expect(() => renderChart(chartDir, { values: { leaseAuth: { mode: "mtls" }, global: { grpcTls: { enabled: false } } } })).toThrow(/mtls needs global.grpcTls.enabled/);
+    expect(() => renderChart(chartDir, { values: { leaseAuth: { mode: "mtls" }, global: { grpcTls: { enabled: false } }, leaseWebhook: { enabled: false } } })).toThrow(/mtls needs global.grpcTls.enabled/);
   });
 });

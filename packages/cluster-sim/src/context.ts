@@ -24,9 +24,15 @@ export interface Failures {
   random: { drainBlocked: number; neverReturns: number; degrade: number };
 }
 
+/** Whether the MCO asks Lockstep for a lease before an update ("cooperate") or, as the real one, never does ("enforced"). */
+export type LeaseMode = "cooperate" | "enforced";
+
 export interface SimContext {
   world: World;
   writer: KubeWriter;
+  /** The MCO's writes: as its ServiceAccounts in the enforced mode, else the simulator's writer. */
+  mco: { controller: KubeWriter; daemon: KubeWriter };
+  leases: LeaseMode;
   wheel: TimerWheel;
   clock: SimClock;
   timing: Timing;
@@ -48,5 +54,4 @@ export function stageDelayMs(ctx: SimContext, s: Stage, key: string): number {
   return ctx.clock.realMs(stageSeconds(s, ctx.seed, key) * 1000);
 }
 
-/** First line of an error (client-node puts whole response bodies in messages). */
-export const errText = (err: unknown) => String((err as Error)?.message ?? err).split("\n")[0]!.slice(0, 300);
+export { apiMessage, errText } from "./errors.js";

@@ -2,6 +2,7 @@
 // (no client-node model (de)serialisation: a tenth of the simulator's CPU at 10,000 nodes), bounded
 // concurrency, counters. Objects go out as given and come back as the server sent them.
 import { collectionPath, KubeApiError, KubeHttp, Resources, statusCode, type KubeConfigLike, type ResourceType } from "@lockstep/kube/lite";
+import { errText } from "./errors.js";
 import type { KubeObject } from "./types.js";
 
 // The kinds the simulator writes: the shared resource table, plus Namespace (Lockstep never writes one).
@@ -16,7 +17,8 @@ const PATCHABLE = new Set(["Node", "Pod", "ConfigMap"]);
 /** Deleting what is already gone is the outcome a delete wants. */
 const GONE = [404] as const;
 
-export type EvictResult = "evicted" | "blocked" | "gone";
+/** `refused`: the API server said no for another reason than a PDB (an admission webhook's 400/403), with its message. */
+export type EvictResult = "evicted" | "blocked" | "gone" | { refused: string };
 
 export interface WriterStats {
   writes: number;
@@ -114,12 +116,13 @@ export class KubeWriter {
   async evict(namespace: string, name: string): Promise<EvictResult> {
     try {
       const path = `${collectionPath(Resources.pod, namespace)}/${encodeURIComponent(name)}/eviction`;
-      await this.run("create pods/eviction", () => this.send("POST", path, undefined, { apiVersion: "policy/v1", kind: "Eviction", metadata: { name, namespace } }), [429, 404]);
+      await this.run("create pods/eviction", () => this.send("POST", path, undefined, { apiVersion: "policy/v1", kind: "Eviction", metadata: { name, namespace } }), [429, 404, 400, 403]);
       return "evicted";
     } catch (err) {
       const code = statusCode(err);
       if (code === 429) return "blocked";
       if (code === 404) return "gone";
+      if (code === 400 || code === 403) return { refused: errText(err) };
       throw err;
     }
   }

@@ -33,12 +33,14 @@ export interface RunResult {
 
 export async function runScenario(sc: Scenario, o: RunOptions): Promise<RunResult> {
   const report = o.report ?? (() => undefined);
-  const leaser = o.leaser ?? (sc.leaser === "local" ? new LocalLeaser() : noopLeaser);
+  const leases = sc.leases ?? "cooperate";
+  const leaser = o.leaser ?? (leases === "enforced" ? undefined : sc.leaser === "local" ? new LocalLeaser() : noopLeaser);
   const sim = await startSimulation({
     kc: o.kc,
     spec: sc.cluster,
     timeScale: o.timeScale ?? sc.timeScale,
     seed: o.seed ?? sc.seed,
+    leases,
     leaser,
     timing: sc.timing,
     heartbeat: sc.heartbeat,

@@ -46,6 +46,8 @@ export interface Scenario {
   randomFailures?: { drainBlocked?: number; neverReturns?: number; degrade?: number };
   remediation?: { graceSeconds: number; fenceSeconds: number };
   leaser: "none" | "local";
+  /** "enforced": the MCO never asks for a lease, as the real one (SimulationOptions.leases). */
+  leases?: "cooperate" | "enforced";
   steps: Step[];
 }
 
@@ -93,6 +95,8 @@ export function parseScenario(doc: unknown, where = "scenario"): Scenario {
       if (err) problems.push(`steps[${i}]: ${err}`);
       else steps.push(s as Step);
     });
+  if (doc.leases !== undefined && doc.leases !== "cooperate" && doc.leases !== "enforced") problems.push(`leases: expected "cooperate" or "enforced", got ${JSON.stringify(doc.leases)}`);
+  if (doc.leases === "enforced" && doc.leaser === "local") problems.push('leaser: "local" is asked only in the "cooperate" lease mode');
   const num = (k: string, def: number) => (typeof doc[k] === "number" && (doc[k] as number) > 0 ? (doc[k] as number) : def);
   if (problems.length) throw new Error(`${where}: invalid scenario:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
   const hb = isObj(doc.heartbeat) && typeof doc.heartbeat.intervalMs === "number" ? { intervalMs: doc.heartbeat.intervalMs } : undefined;
@@ -107,6 +111,7 @@ export function parseScenario(doc: unknown, where = "scenario"): Scenario {
     randomFailures: isObj(doc.randomFailures) ? (doc.randomFailures as Scenario["randomFailures"]) : undefined,
     remediation: isObj(doc.remediation) ? { graceSeconds: Number(doc.remediation.graceSeconds ?? 300), fenceSeconds: Number(doc.remediation.fenceSeconds ?? 120) } : undefined,
     leaser: doc.leaser === "local" ? "local" : "none",
+    leases: doc.leases === "enforced" ? "enforced" : "cooperate",
     steps,
   };
 }

@@ -3,7 +3,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { scaledClock, type SimClock } from "./clock.js";
 import { A, MCD, SIM_LABEL } from "./constants.js";
-import { silentSimLogger, type Failures, type SimContext, type SimLogger } from "./context.js";
+import { silentSimLogger, type Failures, type LeaseMode, type SimContext, type SimLogger } from "./context.js";
 import { CvoActor } from "./actors/cvo-loop.js";
 import { RemediationAgent, startMaintenance, type MaintenanceResult, type RemediationOptions } from "./actors/disruptors.js";
 import { Kubelet, type HeartbeatOptions } from "./actors/kubelet.js";
@@ -14,6 +14,7 @@ import { PodActors } from "./actors/workloads.js";
 import { generateCluster, poolRolesOf } from "./generate/cluster.js";
 import { applyObjects, KubeWriter } from "./kube.js";
 import { noopLeaser, type NodeLeaser } from "./leaser.js";
+import { mcoIdentities } from "./mco-identity.js";
 import { releaseImage } from "./release.js";
 import { seededRng } from "./rng.js";
 import { snapshotOf, type ClusterSnapshot } from "./snapshot.js";
@@ -31,6 +32,13 @@ export interface SimulationOptions {
   spec: ClusterSpec;
   timeScale?: number;
   seed?: number;
+  /**
+   * "cooperate" (default): the MCO's node controller asks `leaser` before it starts a node's update.
+   * "enforced": it behaves as the real one and never asks; it writes as the MCO's ServiceAccounts
+   * (an admission webhook may refuse its writes) and retries refused ones as upstream does.
+   */
+  leases?: LeaseMode;
+  /** Only in the "cooperate" mode. */
   leaser?: NodeLeaser;
   timing?: Timing;
   /** Kubelet heartbeats; off by default (kube-api.md §17.2). */
@@ -72,6 +80,9 @@ export interface Simulation {
 
 export async function startSimulation(o: SimulationOptions): Promise<Simulation> {
   const seed = o.seed ?? o.spec.seed;
+  const leases = o.leases ?? "cooperate";
+  if (leases !== "cooperate" && leases !== "enforced") throw new Error(`cluster-sim: leases must be "cooperate" or "enforced", got ${JSON.stringify(leases)}`);
+  if (leases === "enforced" && o.leaser !== undefined && o.leaser !== noopLeaser) throw new Error('cluster-sim: a leaser is asked only in the "cooperate" lease mode; in "enforced" mode nothing asks for a lease');
   const clock = scaledClock(o.timeScale ?? 1, o.start);
   const writer = new KubeWriter(o.kc, o.writeConcurrency ?? 64);
   const wheel = new TimerWheel();
@@ -81,11 +92,18 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     const gen = generateCluster({ ...o.spec, seed }, clock.now());
     created = (await applyObjects(writer, gen.objects)).created;
   }
+  // The MCO's own users in the enforced mode (after the generated namespaces exist).
+  const ids = leases === "enforced" ? await mcoIdentities(o.kc) : undefined;
+  const controllerWriter = ids ? new KubeWriter(ids.controller, o.writeConcurrency ?? 64) : writer;
+  const daemonWriter = ids ? new KubeWriter(ids.daemon, o.writeConcurrency ?? 64) : writer;
+  const writers = [...new Set([writer, controllerWriter, daemonWriter])];
   const world = new World(o.kc, undefined, `${SIM_LABEL}=true`);
   const failures: Failures = { degrade: new Set(), neverReturns: new Set(), random: { drainBlocked: 0, neverReturns: 0, degrade: 0, ...o.randomFailures } };
   const ctx: SimContext = {
     world,
     writer,
+    mco: { controller: controllerWriter, daemon: daemonWriter },
+    leases,
     wheel,
     clock,
     timing: o.timing ?? DEFAULT_TIMING,
@@ -141,7 +159,7 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     clock,
     world,
     remediation,
-    stats: () => ({ ...writer.stats, errorSamples: [...writer.stats.errorSamples], byVerb: { ...writer.stats.byVerb }, heartbeats: kubelet.beats, created }),
+    stats: () => ({ ...combinedStats(writers), heartbeats: kubelet.beats, created }),
     async upgrade(version, u = {}) {
       const cv = world.get("cv", "version");
       const body = { spec: { desiredUpdate: { version, image: u.image ?? releaseImage(version), ...(u.force ? { force: true } : {}) } }, ...(cv ? {} : {}) };
@@ -204,8 +222,22 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
       abort.abort();
       wheel.stop();
       world.stop();
-      writer.close();
+      for (const w of writers) w.close();
     },
   };
   return sim;
+}
+
+/** The writers' counters added up (the MCO's own users write besides the simulator's). */
+function combinedStats(writers: KubeWriter[]): { writes: number; conflicts: number; errors: number; errorSamples: string[]; byVerb: Record<string, number> } {
+  const out = { writes: 0, conflicts: 0, errors: 0, errorSamples: [] as string[], byVerb: {} as Record<string, number> };
+  for (const w of writers) {
+    out.writes += w.stats.writes;
+    out.conflicts += w.stats.conflicts;
+    out.errors += w.stats.errors;
+    out.errorSamples.push(...w.stats.errorSamples);
+    for (const [k, v] of Object.entries(w.stats.byVerb)) out.byVerb[k] = (out.byVerb[k] ?? 0) + v;
+  }
+  out.errorSamples = out.errorSamples.slice(0, 5);
+  return out;
 }

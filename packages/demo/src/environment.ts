@@ -1,5 +1,7 @@
 // Everything the demo (and the whole-system tests) run: a nats-server, kube-sim with a generated
-// cluster, cluster-sim driving it, and the five services as separate processes.
+// cluster, cluster-sim driving it, and the five services as separate processes. With leases
+// "enforced" (the demo) cluster-sim's MCO asks no one, as the real one, and the lease-coordinator's
+// admission webhook, registered in kube-sim as the chart registers it, is what holds it back.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseClusterSpec, startSimulation, type ClusterSpec, type Simulation } from "@lockstep/cluster-sim";
@@ -17,6 +19,7 @@ import {
   type SupervisorEvent,
 } from "@lockstep/launcher";
 import { CoordinatorNodeLeaser } from "@lockstep/lease-client";
+import { createWebhookTls, registerLeaseWebhook, waitForWebhook, WEBHOOK_SERVICE } from "./webhook.js";
 
 export interface EnvironmentOptions {
   runDir: string;
@@ -29,6 +32,11 @@ export interface EnvironmentOptions {
   serviceEnv?: Parameters<typeof startSystem>[0]["env"];
   /** kube-sim faults at start (e.g. ["error=500:0.05"]). */
   faults?: string[];
+  /**
+   * "cooperate" (default): cluster-sim's MCO asks the lease-coordinator for an Update lease.
+   * "enforced": it never asks (as the real MCO); the lease webhook is served and registered.
+   */
+  leases?: "cooperate" | "enforced";
   log?(line: string): void;
   /** Restart crashed services (and the nats-server it started) with backoff, reporting each event here. */
   onSupervisorEvent?(e: SupervisorEvent): void;
@@ -43,6 +51,9 @@ export interface Environment {
   system: RunningSystem;
   sim: Simulation;
   leaser: CoordinatorNodeLeaser;
+  leases: "cooperate" | "enforced";
+  /** The lease webhook's address (127.0.0.1:port), when it runs. */
+  webhook: string | undefined;
   supervisor: Supervisor | undefined;
   /** What is down right now (a service or nats-server waiting for its restart), for stalled steps. */
   down(): string[];
@@ -59,6 +70,11 @@ export const DEMO_SPEC = parseClusterSpec({
   pools: [
     { name: "worker", size: 6, maxUnavailable: 3 },
     { name: "infra", size: 2, maxUnavailable: 1, paused: true, nodeSelector: { "node-role.kubernetes.io/infra": "" } },
+  ],
+  // A pod on every worker (so there is something to evict from the node under maintenance).
+  workloads: [
+    { name: "app-worker", pool: "worker", replicas: 6, pdb: { maxUnavailable: 1 } },
+    { name: "app-infra", pool: "infra", replicas: 2, pdb: { maxUnavailable: 1 } },
   ],
   bootImageVersion: "4.15.12",
 });
@@ -81,7 +97,12 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
     }
     const natsUrl = o.natsUrl ?? nats!.url;
     log(nats ? `nats-server ${natsUrl} (pid ${nats.pid()}, storage ${nats.storeDir})` : `nats-server ${natsUrl}`);
-    const kube = await startKubeSim({ crds: "openshift", historyLimit: 200_000, faults: o.faults });
+    const leases = o.leases ?? "cooperate";
+    const webhookPort = leases === "enforced" ? await freePort() : undefined;
+    const tls = webhookPort !== undefined ? createWebhookTls(join(o.runDir, "webhook-tls")) : undefined;
+    // kube-sim has no cluster DNS: the Service the webhook configuration names maps to the process.
+    const webhookServices = webhookPort !== undefined ? { [`${WEBHOOK_SERVICE.namespace}/${WEBHOOK_SERVICE.name}:${WEBHOOK_SERVICE.port}`]: `https://127.0.0.1:${webhookPort}` } : undefined;
+    const kube = await startKubeSim({ crds: "openshift", historyLimit: 200_000, faults: o.faults, webhookServices });
     cleanups.push(() => kube.stop());
     const kubeconfigPath = join(o.runDir, "kubeconfig");
     writeFileSync(kubeconfigPath, kube.kubeconfig());
@@ -92,7 +113,7 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
     const leaseAddr = `127.0.0.1:${ports["lease-coordinator"]!.grpc}`;
     const leaser = new CoordinatorNodeLeaser({ address: leaseAddr, holder: "machine-config-controller", durationSeconds: 120 });
     const kc = kubeConfigForUrl(kube.url);
-    const sim = await startSimulation({ kc, spec: o.spec, timeScale: o.timeScale, seed: o.seed ?? 7, leaser });
+    const sim = await startSimulation({ kc, spec: o.spec, timeScale: o.timeScale, seed: o.seed ?? 7, leases, leaser: leases === "cooperate" ? leaser : undefined });
     let simStopped: Promise<void> | undefined;
     const stopSim = () => (simStopped ??= sim.stop());
     cleanups.push(stopSim);
@@ -100,10 +121,17 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
 
     // The simulated cluster's callers carry no credentials: the demo runs the coordinator without
     // authentication, explicitly (the service's own default is token authentication).
-    const env = { ...o.serviceEnv, "lease-coordinator": { LEASE_AUTH: "none", ...o.serviceEnv?.["lease-coordinator"] } };
+    const admission: Record<string, string> = tls && webhookPort !== undefined ? { ADMISSION_TLS_CERT: tls.certPath, ADMISSION_TLS_KEY: tls.keyPath, ADMISSION_PORT: String(webhookPort) } : {};
+    const env = { ...o.serviceEnv, "lease-coordinator": { LEASE_AUTH: "none", ...admission, ...o.serviceEnv?.["lease-coordinator"] } };
     const system = await startSystem({ kubeconfig: kubeconfigPath, natsUrl, runDir: o.runDir, ports, env, supervise: supervisor });
     cleanups.push(() => system.stop());
     log(`services ready: ${SERVICE_NAMES.map((s) => `${s} ${system.grpcAddress(s)}`).join(", ")}`);
+    if (tls && webhookPort !== undefined) {
+      // Registered once it answers: its node-update webhook fails closed.
+      await waitForWebhook(webhookPort, tls.caPem, 30_000);
+      await registerLeaseWebhook(kube.url, tls.caPem);
+      log(`lease webhook https://127.0.0.1:${webhookPort}${WEBHOOK_SERVICE.path} registered (${WEBHOOK_SERVICE.namespace}/${WEBHOOK_SERVICE.name}); cluster-sim's MCO asks for no lease`);
+    }
     // Pids too, so a fault can be injected by hand (kill -9 <pid>) and its restart watched.
     log(`service pids: ${SERVICE_NAMES.map((s) => `${s} ${system.processes.get(s)?.pid}`).join(", ")}`);
 
@@ -116,6 +144,8 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
       system,
       sim,
       leaser,
+      leases,
+      webhook: webhookPort !== undefined ? `127.0.0.1:${webhookPort}` : undefined,
       supervisor,
       down: () => {
         const down = supervisor?.down().map((d) => `${d.name} is down (restart ${d.attempt} pending)`) ?? [];

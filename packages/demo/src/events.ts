@@ -3,6 +3,21 @@ import { consumeEvents } from "@lockstep/bus";
 import { EVENT_SUBJECTS, OperationType, type DecodedEvent } from "@lockstep/contracts";
 import { DeliverPolicy } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
+import type { KubeSim } from "@lockstep/kube-sim";
+
+type AdmissionCall = KubeSim["admission"]["calls"][number];
+
+/** The request an admission call judged, as the API server's audit log names it. */
+export function admissionRequest(c: AdmissionCall): string {
+  const verb = c.subResource === "eviction" ? "evict" : c.operation === "UPDATE" ? "update" : c.operation.toLowerCase();
+  const what = c.subResource === "eviction" ? `pod ${c.namespace}/${c.name}` : `${c.resource.resource.replace(/s$/, "")} ${c.namespace ? `${c.namespace}/` : ""}${c.name}`;
+  return `${verb} ${what} by ${c.userInfo.username}`;
+}
+
+/** One line for a refusal the API server returned because a webhook said no. */
+export function describeAdmissionDenial(c: AdmissionCall, times: number): string {
+  return `API server refused: ${admissionRequest(c)} (HTTP ${c.code})${times > 1 ? ` — ${times} times so far` : ""}: ${c.message}`;
+}
 
 export interface LoggedEvent {
   at: Date;
@@ -73,6 +88,27 @@ export class EventLog {
     const logged = { at: new Date(), subject: `demo.${fact}`, fact, text, message };
     this.events.push(logged);
     for (const l of this.listeners) l(logged);
+  }
+
+  /**
+   * Adds kube-sim's webhook refusals to the log (fact `admission.denied`): the first of each kind
+   * of request (same requester, verb and object), then again at 10, 100, … so retries show without
+   * flooding the log.
+   */
+  followAdmission(admission: KubeSim["admission"]): void {
+    const seen = new Map<string, { webhook: string; n: number }>();
+    const previous = admission.onCall;
+    admission.onCall = (c) => {
+      previous?.(c);
+      if (c.outcome !== "denied") return;
+      const key = admissionRequest(c);
+      // One request may be refused by several webhooks of the configuration: count it once.
+      const s = seen.get(key) ?? { webhook: c.webhook, n: 0 };
+      if (s.webhook !== c.webhook) return;
+      const n = ++s.n;
+      seen.set(key, s);
+      if (n === 1 || Math.log10(n) % 1 === 0) this.note("admission.denied", describeAdmissionDenial(c, n), { ...c, request: undefined, times: n });
+    };
   }
 
   onEvent(l: (e: LoggedEvent) => void): void {

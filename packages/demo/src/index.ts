@@ -2,3 +2,4 @@ export * from "./clients.js";
 export * from "./environment.js";
 export * from "./events.js";
 export * from "./story.js";
+export * from "./webhook.js";

@@ -53,6 +53,7 @@ try {
   env = await startEnvironment({
     runDir,
     spec: DEMO_SPEC,
+    leases: "enforced",
     timeScale,
     natsUrl: process.env.NATS_URL,
     log: (l) => say(`  ${l}`),

@@ -52,3 +52,37 @@ describe("waitUntil", () => {
     expect(reports).toEqual([]);
   });
 });
+
+describe("findKubectl", () => {
+  it("takes KUBECTL_BIN when it exists, else the first kubectl on PATH, else none", async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { findKubectl } = await import("./story.js");
+    const dir = mkdtempSync(join(tmpdir(), "lockstep-kubectl-"));
+    try {
+      writeFileSync(join(dir, "kubectl"), "");
+      expect(findKubectl({ KUBECTL_BIN: join(dir, "kubectl") })).toBe(join(dir, "kubectl"));
+      expect(findKubectl({ KUBECTL_BIN: join(dir, "missing") })).toBeUndefined();
+      // The repository's .tools/kubectl comes before PATH when it exists; here only PATH decides.
+      const found = findKubectl({ PATH: `${join(dir, "none")}:${dir}` });
+      expect([join(dir, "kubectl"), expect.stringMatching(/\.tools\/kubectl$/)]).toContainEqual(found);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("mcpLine", () => {
+  it("shows a pool as oc get mcp's columns", async () => {
+    const { mcpLine } = await import("./story.js");
+    const pool = {
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfigPool",
+      metadata: { name: "worker" },
+      status: { machineCount: 6, readyMachineCount: 4, updatedMachineCount: 4, degradedMachineCount: 1, conditions: [{ type: "Updated", status: "False" }, { type: "Updating", status: "True" }, { type: "Degraded", status: "True" }] },
+    };
+    expect(mcpLine(pool)).toBe("oc get mcp worker: UPDATED=False UPDATING=True DEGRADED=True MACHINECOUNT=6 READYMACHINECOUNT=4 UPDATEDMACHINECOUNT=4 DEGRADEDMACHINECOUNT=1");
+    expect(mcpLine(undefined)).toBe("pool not found");
+  });
+});

@@ -1,7 +1,15 @@
 // The demo's scripted story: an upgrade to the next minor with a paused pool, an admin maintenance
-// lease and a drain blocked by a PDB; the next minor refused with the skew reason; the pool unpaused
-// and finished; update.completed; the next minor allowed; MachineSets patched. Each step is checked
-// against what the services answer (gRPC) and publish (events), so the same story is a test.
+// lease and a drain blocked by a PDB; the MCO (which, as the real one, asks for no lease) refused by
+// the lease webhook on the node under maintenance, and so is a `kubectl drain` of it, the holder
+// named; the next minor refused with the skew reason; the lease released, the node and the pool
+// finished; update.completed; the next minor allowed; MachineSets patched. Each step is checked
+// against what the services answer (gRPC), publish (events) and the API server refuses, so the same
+// story is a test.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { MCO_CONTROLLER_SA, planPool, serviceAccountUser, type KubeObject } from "@lockstep/cluster-sim";
 import { OperationType, type UpdateStatus } from "@lockstep/contracts";
 import type { Clients } from "./clients.js";
 import type { Environment } from "./environment.js";
@@ -106,6 +114,54 @@ async function status(c: StoryContext): Promise<UpdateStatus> {
 
 const nodeRecord = (st: UpdateStatus, name: string) => st.nodes.find((n) => n.name === name)?.record;
 
+/** The maintenance lease's holder: every refusal must name it. */
+export const ADMIN = "admin@example.com";
+const MCC_USER = serviceAccountUser(MCO_CONTROLLER_SA);
+
+/** kubectl: $KUBECTL_BIN, the repository's .tools/kubectl, else the first on PATH; undefined if none. */
+export function findKubectl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.KUBECTL_BIN) return existsSync(env.KUBECTL_BIN) ? env.KUBECTL_BIN : undefined;
+  const repoTools = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", ".tools", "kubectl");
+  if (existsSync(repoTools)) return repoTools;
+  for (const dir of (env.PATH ?? "").split(delimiter)) if (dir && existsSync(join(dir, "kubectl"))) return join(dir, "kubectl");
+  return undefined;
+}
+
+function runCommand(bin: string, args: string[], timeoutMs: number): Promise<{ code: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, out }));
+  });
+}
+
+/** One request to the API server as any client makes it (no credentials: kube-sim's admin); status and Status message. */
+async function apiCall(c: StoryContext, method: string, path: string, body: object, contentType = "application/json"): Promise<{ code: number; message: string }> {
+  const res = await fetch(`${c.env.kube.url}${path}`, { method, headers: { "content-type": contentType, accept: "application/json" }, body: JSON.stringify(body) });
+  const text = await res.text();
+  let message = text;
+  try {
+    message = String((JSON.parse(text) as { message?: unknown }).message ?? text);
+  } catch {
+    // not a Status: keep the text
+  }
+  return { code: res.status, message };
+}
+
+/** What `oc get mcp <pool>` shows: its columns as name=value. */
+export function mcpLine(pool: KubeObject | undefined): string {
+  if (!pool) return "pool not found";
+  const cond = (t: string) => (pool.status?.conditions ?? []).find((x: { type: string }) => x.type === t)?.status ?? "";
+  const st = pool.status ?? {};
+  return `oc get mcp ${pool.metadata.name}: UPDATED=${cond("Updated")} UPDATING=${cond("Updating")} DEGRADED=${cond("Degraded")} MACHINECOUNT=${st.machineCount} READYMACHINECOUNT=${st.readyMachineCount} UPDATEDMACHINECOUNT=${st.updatedMachineCount} DEGRADEDMACHINECOUNT=${st.degradedMachineCount}`;
+}
+
+/** The line of `text` naming the holder, trimmed for the log. */
+const namingHolder = (text: string) => text.split("\n").find((l) => l.includes(ADMIN))?.trim();
+
 export const STEPS: Step[] = [
   {
     name: "services up, state synced, cluster upgradeable",
@@ -126,14 +182,14 @@ export const STEPS: Step[] = [
       const res = await c.clients.call(c.clients.lease, c.clients.lease.acquire, {
         node: s.maintenanceNode,
         operation: OperationType.OPERATION_TYPE_MAINTENANCE,
-        holder: "admin@example.com",
+        holder: ADMIN,
         reason: "replacing a failed disk",
         durationSeconds: 3600,
         waitSeconds: 0,
         force: false,
       });
       if (!res.granted) throw new StepFailed(`maintenance lease denied: ${res.deniedReason}`);
-      return `${s.maintenanceNode} held by admin@example.com (Maintenance)`;
+      return `${s.maintenanceNode} held by ${ADMIN} (Maintenance)`;
     },
   },
   {
@@ -190,8 +246,60 @@ export const STEPS: Step[] = [
       });
       const rec = nodeRecord(st, s.maintenanceNode);
       if (rec?.phase === "Updated" || rec?.isUpdating) throw new StepFailed(`${s.maintenanceNode} was updated under maintenance`);
-      const insight = st.health.find((h) => h.lockstep && h.scopeResources.includes(s.maintenanceNode));
+      const insight = st.health.find((h) => h.lockstep && h.scopeResources.includes(`nodes/${s.maintenanceNode}`));
       return `${s.maintenanceNode}: ${rec?.assessment}/${rec?.phase}${insight ? `; ${insight.summary}` : ""}`;
+    },
+  },
+  {
+    name: "the MCO's update of the node under maintenance refused by the lease webhook, holder named",
+    async run(c, s) {
+      // The MCO asks for no lease: it sets desiredConfig and the API server refuses it (kube-sim's
+      // record of the webhook's answer, also in the event log as admission.denied).
+      const call = await waitUntil(c, `a refused update of ${s.maintenanceNode}`, async () => {
+        const d = c.env.kube.admission.calls.find((x) => x.outcome === "denied" && x.resource.resource === "nodes" && x.name === s.maintenanceNode && x.userInfo.username === MCC_USER);
+        if (!d) throw new NotYet(`no refused request from ${MCC_USER} on ${s.maintenanceNode} yet`);
+        return d;
+      });
+      if (!call.message?.includes(`leased to ${ADMIN}`) || !call.message.includes(`may not start an update of ${s.maintenanceNode}`)) throw new StepFailed(`refusal does not name the holder and the update: ${call.message}`);
+      const logged = c.events.events.find((e) => e.fact === "admission.denied" && e.text.includes(`node ${s.maintenanceNode} by ${MCC_USER}`));
+      if (!logged) throw new StepFailed("the refusal is not in the event log");
+      // Requests, not webhook calls: one request may be refused by more than one webhook.
+      const n = c.env.kube.admission.calls.filter((x) => x.outcome === "denied" && x.webhook === call.webhook && x.name === s.maintenanceNode && x.userInfo.username === MCC_USER).length;
+      const node = c.env.sim.world.get("node", s.maintenanceNode);
+      const desired = node?.metadata.annotations?.["machineconfiguration.openshift.io/desiredConfig"];
+      const pool = c.env.sim.world.get("pool", "worker")?.spec?.configuration?.name;
+      if (desired === pool) throw new StepFailed(`${s.maintenanceNode} was given the new config under maintenance`);
+      return `HTTP ${call.code}, ${n} tries so far (the MCO retries with backoff; no event, no pool condition): ${call.message}; ${mcpLine(c.env.sim.world.get("pool", "worker"))}`;
+    },
+  },
+  {
+    name: "a kubectl drain of the node under maintenance refused, holder named",
+    async run(c, s) {
+      const node = s.maintenanceNode;
+      const out: string[] = [];
+      const kubectl = findKubectl();
+      if (kubectl) {
+        // kubectl drain cordons first, then evicts: the webhook refuses the cordon.
+        const r = await runCommand(kubectl, ["--kubeconfig", c.env.kubeconfigPath, "drain", node, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=30s"], 60_000);
+        if (r.code === 0) throw new StepFailed(`kubectl drain ${node} succeeded under maintenance: ${r.out}`);
+        const line = namingHolder(r.out);
+        if (!line) throw new StepFailed(`kubectl drain ${node} failed without naming the holder: ${r.out.trim()}`);
+        out.push(`kubectl drain: ${line}`);
+      } else {
+        // No kubectl: the same cordon kubectl drain sends first.
+        const r = await apiCall(c, "PATCH", `/api/v1/nodes/${node}`, { spec: { unschedulable: true } }, "application/strategic-merge-patch+json");
+        if (r.code < 400 || !r.message.includes(ADMIN)) throw new StepFailed(`cordon of ${node}: HTTP ${r.code} ${r.message}`);
+        out.push(`cordon (no kubectl found, the API call kubectl drain makes): HTTP ${r.code}: ${r.message}`);
+      }
+      // Its evictions, as kubectl drain sends them for each pod once the node is cordoned.
+      const pods: KubeObject[] = [...(c.env.sim.world.podsByNode.get(node)?.values() ?? [])].filter((p) => !p.metadata.deletionTimestamp);
+      if (pods.length === 0) throw new StepFailed(`no pod on ${node} to evict`);
+      const p = pods[0]!.metadata;
+      const ev = await apiCall(c, "POST", `/api/v1/namespaces/${p.namespace}/pods/${p.name}/eviction`, { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: p.name, namespace: p.namespace } });
+      if (ev.code < 400 || !ev.message.includes(ADMIN) || !ev.message.includes(`may not evict pod ${p.namespace}/${p.name}`)) throw new StepFailed(`eviction of ${p.namespace}/${p.name}: HTTP ${ev.code} ${ev.message}`);
+      out.push(`eviction of ${p.namespace}/${p.name}: HTTP ${ev.code}: ${ev.message}`);
+      if (c.env.sim.world.get("node", node)?.spec?.unschedulable === true) throw new StepFailed(`${node} was cordoned under maintenance`);
+      return out.join("; ");
     },
   },
   {
@@ -216,7 +324,7 @@ export const STEPS: Step[] = [
   {
     name: "maintenance ends, drain unblocked, workers finish",
     async run(c, s) {
-      const rel = await c.clients.call(c.clients.lease, c.clients.lease.release, { node: s.maintenanceNode, holder: "admin@example.com" });
+      const rel = await c.clients.call(c.clients.lease, c.clients.lease.release, { node: s.maintenanceNode, holder: ADMIN });
       if (!rel.released) throw new StepFailed("maintenance lease not released");
       await c.env.sim.clear("drain-blocked", [s.blockedNode]);
       await waitUntil(c, "every worker updated", async () => allUpdated(await status(c), s.workers, "workers"));
@@ -263,18 +371,29 @@ export const STEPS: Step[] = [
   },
 ];
 
+/**
+ * The workers in the order the MCO's node controller starts them (zone, then age: planPool). It
+ * stops a pass at the first node it may not update, so a node under maintenance early in this order
+ * holds back the ones after it (docs/lease-enforcement.md): the admin's node is the last one.
+ */
+export function rolloutOrder(workers: KubeObject[]): string[] {
+  const pool: KubeObject = { apiVersion: "machineconfiguration.openshift.io/v1", kind: "MachineConfigPool", metadata: { name: "worker" }, spec: { configuration: { name: "next" }, maxUnavailable: workers.length } };
+  return planPool(pool, workers).candidates.map((n) => n.metadata.name);
+}
+
 export function storyState(env: Environment): StoryState {
   const members = env.sim.poolMembers();
   const names = (pool: string) => (members.get(pool) ?? []).map((n) => n.metadata!.name!).sort();
   const workers = names("worker");
+  const order = rolloutOrder(members.get("worker") ?? []);
   const msType = env.kube.store.registry.resolve("machine.openshift.io", "v1beta1", "machinesets");
   const machineSets = msType ? env.kube.store.entries(msType).length : 0;
   return {
     masters: names("master"),
     workers,
     infra: names("infra"),
-    maintenanceNode: workers[0]!,
-    blockedNode: workers[1]!,
+    maintenanceNode: order[order.length - 1]!,
+    blockedNode: order[0]!,
     machineSets: Math.max(1, machineSets),
   };
 }
@@ -282,6 +401,8 @@ export function storyState(env: Environment): StoryState {
 /** Runs the steps in order; stops at the first failure. */
 export async function runStory(c: StoryContext, steps: Step[] = STEPS): Promise<StepResult[]> {
   const s = storyState(c.env);
+  // What the API server refuses (the lease webhook's answers) belongs in the same log.
+  c.events.followAdmission(c.env.kube.admission);
   const results: StepResult[] = [];
   for (const [i, step] of steps.entries()) {
     if (c.signal.aborted) break;

@@ -17,16 +17,8 @@ import type {
   NodeDisruptionPolicy,
   RuleSource,
 } from "./types.js";
-import { DEFAULT_POLICY_LABEL } from "./types.js";
+import { DEFAULT_POLICY_LABEL, type MergeConflict } from "./types.js";
 
-export interface MergeConflict {
-  kind: "file" | "unit" | "sshkey";
-  /** Path, unit name, or `sshkey`. */
-  key: string;
-  overridden: RuleSource;
-  by: RuleSource;
-  message: string;
-}
 
 export interface MergeResult {
   rules: EffectiveRules;

@@ -1,5 +1,5 @@
 // Status conditions of a NodeDisruptionPolicy object: whether it was accepted, and why not.
-import type { MergeConflict } from "./merge.js";
+import type { MergeConflict } from "./types.js";
 import { formatProblem, type ValidationResult } from "./validate.js";
 
 export const CONDITION_ACCEPTED = "Accepted";

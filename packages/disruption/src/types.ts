@@ -89,3 +89,13 @@ export interface EffectiveRules {
 export const DEFAULT_POLICY_LABEL = "lockstep.io/default";
 export const POLICY_API_VERSION = "lockstep.io/v1alpha1";
 export const POLICY_KIND = "NodeDisruptionPolicy";
+
+/** A rule of one policy overridden by another's for the same file, unit or SSH keys. */
+export interface MergeConflict {
+  kind: "file" | "unit" | "sshkey";
+  /** Path, unit name, or `sshkey`. */
+  key: string;
+  overridden: RuleSource;
+  by: RuleSource;
+  message: string;
+}

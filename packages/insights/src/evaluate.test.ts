@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseDetails } from "./details.js";
 import { StatusError } from "./errors.js";
 import { evaluate } from "./evaluate.js";
-import { fixtureNow } from "./fixtureNow.js";
+import { fixtureNow } from "./fixture-now.js";
 import { render } from "./render.js";
 import { clusterVersion, cond, mc, node, operator, pool } from "./testing/builders.js";
 import type { StatusInputs } from "./types.js";

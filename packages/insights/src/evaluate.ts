@@ -1,16 +1,16 @@
 // The whole evaluation (spec §14): pure function of the inputs, "now" and the wall clock.
 import { alertInsights } from "./alerts.js";
 import { MASTER_POOL, RELEASE_IMAGE_VERSION } from "./annotations.js";
-import { assignNodesToPools } from "./assignPools.js";
+import { assignNodesToPools } from "./assign-pools.js";
 import { findCondition } from "./conditions.js";
-import { assessControlPlane } from "./controlPlane.js";
+import { assessControlPlane } from "./control-plane.js";
 import { roundDuration } from "./duration.js";
 import { noClusterOperators, noClusterVersion, noProgressing } from "./errors.js";
 import { finalizeHealth, nodeInsights, pausedPoolInsight } from "./health.js";
 import { isMultiArch } from "./history.js";
 import type { Evaluation, HealthInsight, NodeRecord, PoolSummary } from "./model.js";
-import { type ClusterContext, evaluateNode } from "./nodeStatus.js";
-import { poolComplete, summarizePool } from "./poolSummary.js";
+import { type ClusterContext, evaluateNode } from "./node-status.js";
+import { poolComplete, summarizePool } from "./pool-summary.js";
 import { SECOND, parseTime } from "./time.js";
 import type { EvaluateOptions, StatusInputs } from "./types.js";
 

@@ -6,9 +6,9 @@ import { ocUpgradeStatusCases, ocUpgradeStatusDir } from "@lockstep/testing";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { evaluate } from "./evaluate.js";
-import { fixtureNow } from "./fixtureNow.js";
-import { inputsFromDocuments } from "./kubeInputs.js";
-import { MESSAGE_LIMIT, rowFromInsight, toNodeStatusInsight } from "./nodeInsight.js";
+import { fixtureNow } from "./fixture-now.js";
+import { inputsFromDocuments } from "./kube-inputs.js";
+import { MESSAGE_LIMIT, rowFromInsight, toNodeStatusInsight } from "./node-insight.js";
 import { render } from "./render.js";
 import { wallClockNow } from "./time.js";
 

@@ -1,7 +1,7 @@
 // Spec §11: node and pool health insights, the completeness filter, the sort and the fallback.
 import { MCO_GROUP } from "./annotations.js";
 import type { HealthInsight, HealthSection, InsightLevel, NodeRecord, PoolSummary } from "./model.js";
-import { type NodeAvailability, descriptionString, messageString, seriouslyUnavailable } from "./nodeAvailability.js";
+import { type NodeAvailability, descriptionString, messageString, seriouslyUnavailable } from "./node-availability.js";
 import { ZERO_TIME } from "./time.js";
 
 export const R_MCO =

@@ -6,12 +6,12 @@ export * from "./duration.js";
 export { pct } from "./pct.js";
 export { tabwrite } from "./tabwriter.js";
 export { DETAILS_VALUES, type Details, type DetailArea, parseDetails, areaEnabled } from "./details.js";
-export { fixtureNow, FIXTURE_NOW_SKEW } from "./fixtureNow.js";
+export { fixtureNow, FIXTURE_NOW_SKEW } from "./fixture-now.js";
 export { evaluate } from "./evaluate.js";
 export { render } from "./render.js";
-export { inputsFromDocuments, listItems, mcoImageFromDeployment, InputError, type KubeDocuments } from "./kubeInputs.js";
+export { inputsFromDocuments, listItems, mcoImageFromDeployment, InputError, type KubeDocuments } from "./kube-inputs.js";
 export { timewiseComplete, estimateCompletion, baselineDuration } from "./eta.js";
-export { toNodeStatusInsight, rowFromInsight, limitMessage, MESSAGE_LIMIT, type NodeStatusInsight, type InsightCondition, type ResourceRef, type InsightRow } from "./nodeInsight.js";
+export { toNodeStatusInsight, rowFromInsight, limitMessage, MESSAGE_LIMIT, type NodeStatusInsight, type InsightCondition, type ResourceRef, type InsightRow } from "./node-insight.js";
 export {
   inputsFromState,
   clusterVersionFromState,
@@ -20,15 +20,15 @@ export {
   nodeFromState,
   machineConfigFromState,
   type StateSnapshot,
-} from "./fromState.js";
+} from "./from-state.js";
 // Building blocks of evaluate(), for evaluators that recompute incrementally (the status-aggregator).
 export { machineConfigVersions } from "./evaluate.js";
-export { evaluateNode, type ClusterContext, type NodeEvaluation } from "./nodeStatus.js";
-export { whichPool } from "./assignPools.js";
-export { summarizePool, summarizePoolLazily, summarizeCountedPool, adjustCounters, countNodes, zeroCounters, poolComplete } from "./poolSummary.js";
+export { evaluateNode, type ClusterContext, type NodeEvaluation } from "./node-status.js";
+export { whichPool } from "./assign-pools.js";
+export { summarizePool, summarizePoolLazily, summarizeCountedPool, adjustCounters, countNodes, zeroCounters, poolComplete } from "./pool-summary.js";
 export { nodeInsights, pausedPoolInsight, finalizeHealth } from "./health.js";
-export { assessControlPlane } from "./controlPlane.js";
+export { assessControlPlane } from "./control-plane.js";
 export { alertInsights } from "./alerts.js";
 export { isMultiArch } from "./history.js";
 export { findCondition } from "./conditions.js";
-export { poolOsImage, type NodeAvailability } from "./nodeAvailability.js";
+export { poolOsImage, type NodeAvailability } from "./node-availability.js";

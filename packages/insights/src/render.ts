@@ -2,8 +2,8 @@
 import { areaEnabled, type Details } from "./details.js";
 import { shortDuration, truncateDuration } from "./duration.js";
 import type { ControlPlaneSummary, Evaluation, HealthInsight, HealthSection, PoolSummary } from "./model.js";
-import { visibleRows } from "./nodeTable.js";
-import { poolComplete } from "./poolSummary.js";
+import { visibleRows } from "./node-table.js";
+import { poolComplete } from "./pool-summary.js";
 import { pct } from "./pct.js";
 import { tabwrite } from "./tabwriter.js";
 import { MINUTE, SECOND, formatRFC3339, isZeroTime } from "./time.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { goQuote } from "./goQuote.js";
+import { goQuote } from "./go-quote.js";
 import { InvalidTimeError, SECOND, ZERO_TIME, formatRFC3339, parseTime } from "./time.js";
 
 describe("parseTime / formatRFC3339", () => {

@@ -1,24 +1,2 @@
-// A small seeded PRNG (mulberry32) so fault injection and generated names are reproducible.
-
-export type Rng = () => number;
-
-export function seededRng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A v4-shaped UUID drawn from the given RNG. */
-export function uuidFrom(rng: Rng): string {
-  const hex: string[] = [];
-  for (let i = 0; i < 32; i++) hex.push(Math.floor(rng() * 16).toString(16));
-  hex[12] = "4";
-  hex[16] = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  const h = hex.join("");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
+// kube-sim's randomness (fault injection, generated names and uids) comes from the one seeded source.
+export { seededRng, uuidFrom, type Rng } from "@lockstep/random";

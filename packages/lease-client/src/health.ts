@@ -1,5 +1,5 @@
-// Holder-side rules (the same as the coordinator's policy/holder-health.ts, which a package cannot
-// import): client-go's timing constraints and medik8s NMO's "K refusals in a row" loss rule.
+// Holder-side rules: client-go's timing constraints and medik8s NMO's "K refusals in a row" loss
+// rule. The one copy: the coordinator's scenario tests import them from here.
 
 export interface HolderTimings {
   leaseDurationSeconds: number;

@@ -28,7 +28,7 @@ import { encodeNodeField } from "./api/fast-encode.js";
 import { freshnessToProto } from "./api/freshness.js";
 import { NodeFieldCache } from "./api/node-fields.js";
 import { nodeInsightToProto, updateStatusToProto } from "./api/to-proto.js";
-import type { NodeKeys } from "./api/update-status-service.js";
+import type { NodeKeys } from "./view/node-keys.js";
 import { effectivePolicies, effectivePoliciesToProto } from "./preview/policies.js";
 import { PublishQueue } from "./publish-queue.js";
 import { type PreviewTarget, previewConfigChange } from "./preview/preview.js";

@@ -1,8 +1,11 @@
 {{- /*
 The lease webhook's registration (leaseWebhook.*): three webhooks on the lease-coordinator's
-Service, one per failure policy. matchConditions (CEL, Kubernetes 1.30+) split Node updates: only a
-change of machineconfiguration.openshift.io/desiredConfig (an update starting) goes to the
-fail-closed webhook; cordons, evictions and deletions go to the fail-open one. Rendered by
+Service, one per failure policy. matchConditions (CEL; beta and on by default since Kubernetes 1.28,
+GA in 1.30) split Node updates: only a change of machineconfiguration.openshift.io/desiredConfig (an
+update starting) goes to the fail-closed webhook; cordons, evictions and deletions go to the
+fail-open one. Without matchConditions a fail-closed Node UPDATE webhook would hold every label or
+annotation write on every node while the coordinator is down, so on older API servers the updates
+and power-off webhooks fail open too (Ignore), and the chart README says so. Rendered by
 grpc-tls.yaml, which knows the CA. Takes (dict "root" $ "caBundle" PEM-or-"" "annotations" map).
 */}}
 {{- define "lockstep.leaseWebhookConfiguration" }}
@@ -10,6 +13,7 @@ grpc-tls.yaml, which knows the CA. Takes (dict "root" $ "caBundle" PEM-or-"" "an
 {{- $w := $root.Values.leaseWebhook }}
 {{- $ctx := dict "root" $root "name" "lease-coordinator" "v" $root.Values.leaseCoordinator }}
 {{- $desired := "machineconfiguration.openshift.io/desiredConfig" }}
+{{- $cel := semverCompare ">=1.28.0-0" $root.Capabilities.KubeVersion.Version }}
 {{- $client := dict "service" (dict "name" (include "lockstep.name" $ctx) "namespace" $root.Release.Namespace "port" (int $w.port) "path" "/validate") }}
 {{- if .caBundle }}{{ $_ := set $client "caBundle" (b64enc .caBundle) }}{{ end }}
 ---
@@ -29,6 +33,7 @@ webhooks:
       {{- toYaml $client | nindent 6 }}
     rules:
       - { apiGroups: [""], apiVersions: [v1], resources: [nodes], operations: [UPDATE], scope: Cluster }
+    {{- if $cel }}
     matchConditions:
       - name: desired-config-changes
         expression: >-
@@ -36,6 +41,9 @@ webhooks:
           !(has(oldObject.metadata.annotations) && '{{ $desired }}' in oldObject.metadata.annotations &&
           oldObject.metadata.annotations['{{ $desired }}'] == object.metadata.annotations['{{ $desired }}'])
     failurePolicy: {{ $w.failurePolicy.updates }}
+    {{- else }}
+    failurePolicy: Ignore
+    {{- end }}
     sideEffects: None
     admissionReviewVersions: [v1]
     timeoutSeconds: {{ $w.timeoutSeconds }}
@@ -44,10 +52,14 @@ webhooks:
       {{- toYaml $client | nindent 6 }}
     rules:
       - { apiGroups: [metal3.io], apiVersions: ["*"], resources: [baremetalhosts], operations: [UPDATE], scope: Namespaced }
+    {{- if $cel }}
     matchConditions:
       - name: powers-off
         expression: "has(object.spec.online) && object.spec.online == false"
     failurePolicy: {{ $w.failurePolicy.powerOff }}
+    {{- else }}
+    failurePolicy: Ignore
+    {{- end }}
     sideEffects: None
     admissionReviewVersions: [v1]
     timeoutSeconds: {{ $w.timeoutSeconds }}

@@ -88,8 +88,8 @@ export class NodeAgent {
     });
   }
 
-  private async write(node: KubeObject, w: StageWrite): Promise<boolean> {
-    const { writer } = this.ctx;
+  /** `writer`: whose write it is (the kubelet's and the simulator's by default; the MCO's own users in the enforced mode). */
+  private async write(node: KubeObject, w: StageWrite, writer = this.ctx.writer): Promise<boolean> {
     try {
       let rv = node.metadata.resourceVersion;
       if (w.status) rv = (await writer.patchNodeStatusStrategic(node.metadata.name, w.status)).metadata?.resourceVersion ?? rv;
@@ -122,7 +122,7 @@ export class NodeAgent {
       nodeInfo,
       rebootingState: this.ctx.rebootingState,
     });
-    await this.write(node, w);
+    await this.write(node, w, stage === "kubelet-boot" ? this.ctx.writer : this.ctx.mco.daemon);
   }
 
   private async runDrain(name: string): Promise<void> {
@@ -130,11 +130,13 @@ export class NodeAgent {
     if (!node) return;
     const stage = drainStage(node);
     if (stage === "mcc-uncordon") {
-      await this.write(node, uncordonWrite(node));
+      await this.write(node, uncordonWrite(node), this.ctx.mco.controller);
       return;
     }
     if (stage !== "mcc-drain") return;
-    const { writer, world, clock, timing } = this.ctx;
+    const { world, clock, timing } = this.ctx;
+    // The drain controller runs in the machine-config-controller.
+    const writer = this.ctx.mco.controller;
     const request = annotationsOf(node)[A.desiredDrain]!;
     const nowMs = clock.now().getTime();
     let started = this.drainStarted.get(name);
@@ -144,6 +146,7 @@ export class NodeAgent {
       const pods = [...(world.podsByNode.get(name)?.values() ?? [])];
       let blocked = 0;
       let remaining = 0;
+      const refusals: string[] = [];
       await Promise.all(
         pods.map(async (p) => {
           if (p.status?.phase === "Succeeded" || p.status?.phase === "Failed") return;
@@ -151,8 +154,15 @@ export class NodeAgent {
           if (p.metadata.deletionTimestamp) return;
           const r = await writer.evict(p.metadata.namespace!, p.metadata.name);
           if (r === "blocked") blocked++;
+          else if (typeof r === "object") {
+            // Refused outright (an admission webhook): the drain helper stops this attempt and the
+            // drain controller tries again later, as for a PDB.
+            blocked++;
+            refusals.push(`error when evicting pods/"${p.metadata.name}" -n "${p.metadata.namespace}": ${r.refused}`);
+          }
         }),
       );
+      if (refusals.length) this.ctx.log.warn({ node: name, err: refusals[0], refused: refusals.length }, "drain failed; retrying later");
       if (remaining === 0) {
         const fresh = world.get("node", name) ?? node;
         await writer.mergePatch("Node", name, { metadata: { resourceVersion: fresh.metadata.resourceVersion, annotations: { [A.lastAppliedDrain]: request } } });
@@ -185,6 +195,7 @@ export class NodeAgent {
     const node = this.ctx.world.get("node", name);
     if (!node || annotationsOf(node)[A.state] === MCD.degraded) return;
     const reason = drainTimeoutReason(name, this.ctx.timing.drainTimeout);
-    await this.write(node, { node: { metadata: { annotations: { [A.state]: MCD.degraded, [A.reason]: reason } } } });
+    // The daemon waits for the drain and reports its failure (pkg/daemon/drain.go).
+    await this.write(node, { node: { metadata: { annotations: { [A.state]: MCD.degraded, [A.reason]: reason } } } }, this.ctx.mco.daemon);
   }
 }

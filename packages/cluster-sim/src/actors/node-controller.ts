@@ -1,5 +1,8 @@
 // MCC node controller, I/O loop: per unpaused pool, hands the target config to at most
-// maxUnavailable nodes (planPool), asking the NodeLeaser first, and keeps pool status current.
+// maxUnavailable nodes (planPool) and keeps pool status current. In the "cooperate" lease mode it
+// asks the NodeLeaser first and skips nodes it may not update; in the "enforced" mode it asks no one,
+// as the real one: it patches the candidates in upstream's order, a refused patch ends the pass, and
+// the pool is synced again with the workqueue's backoff (rollout.ts).
 import { A } from "../constants.js";
 import { rfc3339 } from "../clock.js";
 import type { SimContext } from "../context.js";
@@ -7,6 +10,7 @@ import { errText } from "../context.js";
 import { annotationsOf, conditionOf, type KubeObject } from "../types.js";
 import { atSafePoint } from "./daemon.js";
 import { assignPools, computePoolStatus, done, planPool, sameStatus } from "./pool-status.js";
+import { passTargets, requeueAfter, setDesiredError } from "./rollout.js";
 
 /** The parts of a node the controller's decisions depend on (heartbeats change none of them). */
 export function nodeSignature(n: KubeObject | undefined): string {
@@ -22,6 +26,9 @@ export class NodeController {
   /** Update leases held, released when the node is done on its target. */
   private readonly leased = new Set<string>();
   private readonly deniedUntil = new Map<string, number>();
+  /** Enforced mode: rate-limited requeues per pool since its last successful pass (workqueue NumRequeues). */
+  private readonly requeues = new Map<string, number>();
+  private passes = 0;
   private busy = false;
   private again = false;
 
@@ -127,6 +134,10 @@ export class NodeController {
         );
       }
       const { capacity, candidates } = planPool(pool, ns);
+      if (this.ctx.leases === "enforced") {
+        writes.push(this.rollOut(pool.metadata.name, target, capacity, candidates));
+        continue;
+      }
       let granted = 0;
       for (const c of candidates) {
         if (granted >= capacity) break;
@@ -154,6 +165,36 @@ export class NodeController {
       if (candidates.length > granted && granted < capacity) this.kickLater(); // leases refused: ask again later
     }
     await Promise.all(writes);
+  }
+
+  /**
+   * Enforced mode, one pool: setDesiredAnnotations. Patches one node after the other and stops at
+   * the first refusal (the nodes after it wait for the next pass); a failed pass is synced again
+   * after the pool's backoff, a successful one resets it. No event is written on failure (upstream
+   * writes SetDesiredConfig only when every candidate was patched); the error goes to the log.
+   */
+  private async rollOut(pool: string, target: string, capacity: number, candidates: KubeObject[]): Promise<void> {
+    const targets = passTargets(candidates, capacity, this.ctx.seed, `${pool}/${this.passes++}`);
+    for (const c of targets) {
+      const name = c.metadata.name;
+      try {
+        await this.ctx.mco.controller.mergePatch("Node", name, { metadata: { annotations: { [A.desiredConfig]: target } } });
+        this.pending.set(name, target);
+      } catch (err) {
+        const n = this.requeues.get(pool) ?? 0;
+        const next = requeueAfter(n);
+        this.requeues.set(pool, next.requeues);
+        this.ctx.log.warn({ pool, node: name, requeues: n, retryInMs: next.delayMs, err: setDesiredError(target, name, errText(err)) }, "error syncing machineconfigpool; requeued with backoff");
+        this.requeue(next.delayMs);
+        return;
+      }
+    }
+    this.requeues.delete(pool);
+  }
+
+  /** AddRateLimited: a pass after `virtualMs` (its own key, so neither it nor a kick postpones the other). */
+  private requeue(virtualMs: number): void {
+    this.ctx.wheel.schedule("mcc-requeue", this.ctx.clock.realMs(virtualMs), () => this.kick());
   }
 
   private kickLater(): void {

@@ -9,7 +9,6 @@ export * from "./disrupted.js";
 export * from "./duration.js";
 export * from "./expiry.js";
 export * from "./freshness.js";
-export * from "./holder-health.js";
 export * from "./lease-node.js";
 export * from "./lease-record.js";
 export * from "./memory-store.js";

@@ -11,6 +11,7 @@
 // it still counts; it holds because a preemptor is granted only after the holder released (having
 // stopped first) or its lease expired (after the holder's own deadline).
 import { OperationType, type AcquireRequest } from "@lockstep/contracts";
+import { seededRng } from "@lockstep/random";
 import { decide } from "./decide.js";
 import { budget as fixtureBudget, node as fixtureNode, pool as fixturePool, Replica, testPolicy, type World } from "./fixtures.js";
 import { ANN_FORCED_BY, ANN_PREEMPTED_BY, type LeaseWrite } from "./lease-record.js";
@@ -18,17 +19,6 @@ import { MemoryLeaseStore } from "./memory-store.js";
 import type { OperationName } from "./operations.js";
 import { decideRelease, decideRenew } from "./release.js";
 import type { Decision } from "./types.js";
-
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const MODEL_OPS: ReadonlyArray<readonly [OperationName, OperationType]> = [
   ["Update", OperationType.OPERATION_TYPE_UPDATE],
@@ -109,7 +99,7 @@ type Flow = Generator<void, void, void>;
 const isMark = (w: LeaseWrite) => w.body.metadata.annotations[ANN_PREEMPTED_BY] !== undefined && w.body.spec.holderIdentity !== undefined;
 
 export function runModel(seed: number, o: ModelOptions): ModelOutcome {
-  const rnd = mulberry32(seed);
+  const rnd = seededRng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
   const policy = testPolicy({ postReleaseDelaySeconds: 0 });
   const store = new MemoryLeaseStore();

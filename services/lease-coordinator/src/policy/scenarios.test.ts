@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { decide } from "./decide.js";
 import { evaluateBudget } from "./budgets.js";
 import { budget, node, pool, Replica, request, testPolicy, type World } from "./fixtures.js";
-import { afterRenew, validateHolderTimings, type HolderTimings } from "./holder-health.js";
+// The holder-side rules live in the lease client, which follows them; the scenarios check them here.
+import { afterRenew, validateHolderTimings, type HolderTimings } from "@lockstep/lease-client";
 import { ANN_FORCED_BY, ANN_PREEMPT, ANN_PREEMPTED_AT, ANN_PREEMPTED_BY, encodeLease, formatMicroTime, leaseStateFromObject } from "./lease-record.js";
 import { MemoryLeaseStore } from "./memory-store.js";
 import { preflightUpgrade } from "./preflight.js";

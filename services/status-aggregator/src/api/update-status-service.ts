@@ -6,6 +6,7 @@ import type { NodeInsight, UpdateStatusServiceServer } from "@lockstep/contracts
 import { DETAILS_VALUES, type Details, StatusError } from "@lockstep/insights";
 import type { Logger } from "pino";
 import type { Aggregator } from "../aggregator.js";
+import type { NodeKeys } from "../view/node-keys.js";
 import { withNodeFields } from "./fast-encode.js";
 import { PageTokenError, decodePageToken, encodePageToken } from "./page-token.js";
 
@@ -48,12 +49,6 @@ export interface NodePage<T = NodeInsight> {
   nextPageToken: string;
 }
 
-/** How pageNodes reads a list item (the aggregator pages over node names, not built insights). */
-export interface NodeKeys<T> {
-  name(n: T): string;
-  pool(n: T): string;
-  assessment(n: T): string | undefined;
-}
 
 const insightKeys: NodeKeys<NodeInsight> = { name: (n) => n.name, pool: (n) => n.pool, assessment: (n) => n.record?.assessment };
 

@@ -1,6 +1,6 @@
 // `lockstep status --from-dir DIR --case NAME`: the fixture set evaluated at the fixture "now".
 import { type Details, evaluate, fixtureNow, render, wallClockNow } from "@lockstep/insights";
-import { loadFixtureCase } from "./fixtureCase.js";
+import { loadFixtureCase } from "./fixture-case.js";
 
 export interface OfflineResult {
   text: string;

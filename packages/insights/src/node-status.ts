@@ -13,7 +13,7 @@ import {
   MCD_UNRECONCILABLE,
   MCD_WORKING,
 } from "./annotations.js";
-import { assessAvailability, reasonString, unavailableSince, type NodeAvailability } from "./nodeAvailability.js";
+import { assessAvailability, reasonString, unavailableSince, type NodeAvailability } from "./node-availability.js";
 import type { NodeAssessment, NodePhase, NodeRecord } from "./model.js";
 import type { MachineConfigPool, Node } from "./types.js";
 

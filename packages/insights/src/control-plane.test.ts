@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assessControlPlane } from "./controlPlane.js";
+import { assessControlPlane } from "./control-plane.js";
 import { isMultiArch, targetVersionText } from "./history.js";
 import { clusterVersion, cond, operator } from "./testing/builders.js";
 import { HOUR, MINUTE, SECOND, parseTime } from "./time.js";

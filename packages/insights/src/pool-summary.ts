@@ -1,7 +1,7 @@
 // Spec §7: pool counters, assessment and completion.
 import { MASTER_POOL } from "./annotations.js";
 import type { NodeCounters, NodeRecord, PoolAssessment, PoolSummary } from "./model.js";
-import { sortNodes } from "./nodeTable.js";
+import { sortNodes } from "./node-table.js";
 import type { MachineConfigPool } from "./types.js";
 
 export function countNodes(nodes: readonly NodeRecord[]): NodeCounters {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NodeAssessment, NodePhase, NodeRecord } from "./model.js";
-import { adjustCounters, countNodes, summarizeCountedPool, summarizePool, summarizePoolLazily, zeroCounters } from "./poolSummary.js";
+import { adjustCounters, countNodes, summarizeCountedPool, summarizePool, summarizePoolLazily, zeroCounters } from "./pool-summary.js";
 import { ZERO_TIME } from "./time.js";
 import type { MachineConfigPool } from "./types.js";
 

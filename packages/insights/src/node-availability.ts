@@ -11,7 +11,7 @@ import {
   MCD_UNRECONCILABLE,
   POOL_OS_IMAGE,
 } from "./annotations.js";
-import { goQuote } from "./goQuote.js";
+import { goQuote } from "./go-quote.js";
 import { MINUTE, ZERO_TIME, isZeroTime, parseTime } from "./time.js";
 import type { MachineConfigPool, Node } from "./types.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assessAvailability, descriptionString, messageString, seriouslyUnavailable, unavailableSince } from "./nodeAvailability.js";
+import { assessAvailability, descriptionString, messageString, seriouslyUnavailable, unavailableSince } from "./node-availability.js";
 import { cond, node, pool } from "./testing/builders.js";
 import { MINUTE, ZERO_TIME, parseTime } from "./time.js";
 

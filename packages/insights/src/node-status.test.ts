@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ClusterContext, calculatePhase, ellipsizeNames, evaluateNode, isDraining } from "./nodeStatus.js";
+import { type ClusterContext, calculatePhase, ellipsizeNames, evaluateNode, isDraining } from "./node-status.js";
 import { cond, node, pool } from "./testing/builders.js";
 
 const ctx: ClusterContext = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { assignNodesToPools, whichPool } from "./assignPools.js";
-import { selectorMatches } from "./labelSelector.js";
+import { assignNodesToPools, whichPool } from "./assign-pools.js";
+import { selectorMatches } from "./label-selector.js";
 import { node, pool } from "./testing/builders.js";
 
 describe("selectorMatches", () => {

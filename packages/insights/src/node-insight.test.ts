@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NodeAssessment, NodePhase, NodeRecord } from "./model.js";
-import { limitMessage, rowFromInsight, toNodeStatusInsight } from "./nodeInsight.js";
+import { limitMessage, rowFromInsight, toNodeStatusInsight } from "./node-insight.js";
 import { ZERO_TIME, parseTime } from "./time.js";
 
 const NOW = parseTime("2024-02-27T16:16:13Z");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NodeAssessment, NodePhase, NodeRecord } from "./model.js";
-import { sortNodes, visibleRows } from "./nodeTable.js";
+import { sortNodes, visibleRows } from "./node-table.js";
 import { ZERO_TIME } from "./time.js";
 
 function rec(name: string, assessment: NodeAssessment, phase: NodePhase, flags: Partial<NodeRecord> = {}): NodeRecord {

@@ -1,7 +1,7 @@
 import { ClusterOperatorState, ClusterVersionState, MachineConfigState, NodeState, PoolState } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
 import { evaluate } from "./evaluate.js";
-import { inputsFromState, nodeFromState, poolFromState } from "./fromState.js";
+import { inputsFromState, nodeFromState, poolFromState } from "./from-state.js";
 import { render } from "./render.js";
 import { clusterVersion, cond, mc, node, operator, pool } from "./testing/builders.js";
 import { parseTime } from "./time.js";

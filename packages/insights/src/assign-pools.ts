@@ -1,6 +1,6 @@
 // Spec §4.2: which pool a node belongs to.
 import { MASTER_POOL, WORKER_POOL } from "./annotations.js";
-import { selectorMatches } from "./labelSelector.js";
+import { selectorMatches } from "./label-selector.js";
 import type { MachineConfigPool, Node } from "./types.js";
 
 /**
