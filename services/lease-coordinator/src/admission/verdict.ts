@@ -27,9 +27,9 @@ const WORKLOAD_AVAILABILITY = "openshift-workload-availability";
  * and drains. A disruptor whose own object was adapted into a lease (adapters/: holders
  * "adapter:<kind>/…") acts for that lease, so its own cordon, drain or deletion is not refused on
  * the node it holds. Service accounts as the upstream projects deploy them:
- * - node-maintenance-operator: Deployment/ServiceAccount node-maintenance-operator-controller-manager
- *   (config/default namePrefix + controller-manager), namespace openshift-workload-availability
- *   (CSV suggested-namespace) or node-maintenance-operator-system (config/default);
+ * - node-maintenance-operator: node-maintenance-operator-controller-manager (its Deployment and
+ *   ServiceAccount as its bundle installs them), namespace openshift-workload-availability (the
+ *   CSV's suggested-namespace) or node-maintenance-operator-system (config/default's namespace);
  * - self-node-remediation, fence-agents-remediation: <name>-controller-manager in
  *   openshift-workload-availability;
  * - kured: ServiceAccount kured in kube-system (kured-rbac.yaml);
