@@ -4,7 +4,7 @@ import { decode, encode, DecodeError } from "./codec.js";
 import { decodeEvent, EVENT_SUBJECTS, Events, eventBySubject, eventByTypeName, EventTypeError } from "./events.js";
 import { OperationType } from "./gen/lockstep/lease/v1/lease.js";
 import { NodeState } from "./gen/lockstep/state/v1/node.js";
-import { HEARTBEAT_KEY, parseStateKey, stateKey, StateKinds, SYNCED_KEY } from "./state.js";
+import { HEARTBEAT_KEY, nodeSignalKey, parseNodeSignalKey, parseStateKey, stateKey, StateKinds, SYNCED_KEY } from "./state.js";
 
 const KV_KEY = /^[-/_=.a-zA-Z0-9]+$/;
 
@@ -61,6 +61,21 @@ describe("state keys", () => {
     expect(parseStateKey("node.a.b")).toBeUndefined();
     expect(parseStateKey("node.a_Z")).toBeUndefined();
     expect(() => stateKey("lease", "x")).toThrow(/namespace is required/);
+  });
+
+  it("names a node signal by its source's kind, namespace and name, reversibly", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z][A-Za-z0-9]*$/), fc.string(), fc.string(), (kind, namespace, name) => {
+        const key = nodeSignalKey({ kind, namespace, name });
+        expect(key).toMatch(KV_KEY);
+        expect(key.startsWith("signal.")).toBe(true);
+        expect(parseNodeSignalKey(key)).toEqual({ kind, namespace, name });
+      }),
+    );
+    // The same name under two kinds is two keys.
+    expect(nodeSignalKey({ kind: "SelfNodeRemediation", namespace: "m", name: "w1" })).not.toBe(nodeSignalKey({ kind: "FenceAgentsRemediation", namespace: "m", name: "w1" }));
+    expect(parseNodeSignalKey(stateKey("node", "w1"))).toBeUndefined();
+    expect(() => nodeSignalKey({ kind: "", namespace: "", name: "x" })).toThrow(/kind/);
   });
 });
 

@@ -12,6 +12,7 @@ export * from "./gen/lockstep/state/v1/heartbeat.js";
 export * from "./gen/lockstep/state/v1/machine_set.js";
 export * from "./gen/lockstep/state/v1/meta.js";
 export * from "./gen/lockstep/state/v1/node.js";
+export * from "./gen/lockstep/state/v1/node_signal.js";
 export * from "./gen/lockstep/state/v1/policy.js";
 export * from "./gen/lockstep/state/v1/pool.js";
 export * from "./gen/lockstep/status/v1/status.js";

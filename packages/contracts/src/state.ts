@@ -9,6 +9,7 @@ import { BootImagesState, MachineSetState, PodDisruptionBudgetState } from "./ge
 import { Heartbeat } from "./gen/lockstep/state/v1/heartbeat.js";
 import { SyncMarker } from "./gen/lockstep/state/v1/meta.js";
 import { NodeState } from "./gen/lockstep/state/v1/node.js";
+import { NodeSignalState } from "./gen/lockstep/state/v1/node_signal.js";
 import { BootImagePolicyState, DisruptionBudgetState, NodeDisruptionPolicyState } from "./gen/lockstep/state/v1/policy.js";
 import { PoolState } from "./gen/lockstep/state/v1/pool.js";
 import { decodeToken, encodeToken } from "./names.js";
@@ -40,6 +41,7 @@ export const StateKinds = {
   nodeDisruptionPolicy: kind("ndp", false, "NodeDisruptionPolicyState", NodeDisruptionPolicyState),
   bootImagePolicy: kind("bootimagepolicy", false, "BootImagePolicyState", BootImagePolicyState),
   disruptionBudget: kind("disruptionbudget", false, "DisruptionBudgetState", DisruptionBudgetState),
+  nodeSignal: kind("signal", true, "NodeSignalState", NodeSignalState),
   meta: kind("meta", false, "SyncMarker", SyncMarker),
   heartbeat: kind("heartbeat", false, "Heartbeat", Heartbeat),
 } as const;
@@ -89,6 +91,32 @@ export function parseStateKey(key: string): ParsedStateKey | undefined {
     return undefined;
   }
   return undefined;
+}
+
+/** The object a node signal was read from, as its key names it. */
+export interface SignalSourceRef {
+  kind: string;
+  /** "" for cluster-scoped objects. */
+  namespace: string;
+  name: string;
+}
+
+/**
+ * Key of the NodeSignalState read from one object: `signal.<namespace>.<Kind>/<name>`. The kind is
+ * part of the name because a NodeMaintenance and a remediation CR may share one.
+ */
+export function nodeSignalKey(source: SignalSourceRef): string {
+  if (source.kind === "" || source.kind.includes("/")) throw new Error(`node signal source kind "${source.kind}" must be non-empty and without "/"`);
+  return stateKey("nodeSignal", `${source.kind}/${source.name}`, source.namespace);
+}
+
+/** Inverse of nodeSignalKey (undefined for other keys). */
+export function parseNodeSignalKey(key: string): SignalSourceRef | undefined {
+  const parsed = parseStateKey(key);
+  if (parsed?.kind !== "nodeSignal") return undefined;
+  const slash = parsed.name.indexOf("/");
+  if (slash <= 0) return undefined;
+  return { kind: parsed.name.slice(0, slash), namespace: parsed.namespace ?? "", name: parsed.name.slice(slash + 1) };
 }
 
 /** KV watch filter for all keys of one kind, e.g. `node.>`. */

@@ -187,6 +187,20 @@ export function builtinTypes(): ResourceType[] {
         },
       },
     }),
+    // Only what kured's reboot lock needs of a DaemonSet: its annotations (no controller behind it).
+    builtin({
+      group: "apps",
+      plural: "daemonsets",
+      singular: "daemonset",
+      kind: "DaemonSet",
+      namespaced: true,
+      shortNames: ["ds"],
+      categories: ["all"],
+      subresources: ["status"],
+      statusSubresource: true,
+      generation: true,
+      unconditionalUpdate: false,
+    }),
     builtin({
       group: "coordination.k8s.io",
       plural: "leases",

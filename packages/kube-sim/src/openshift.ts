@@ -11,6 +11,16 @@ import type { KubeObject } from "./types.js";
 export const crdsDir = fileURLToPath(new URL("../crds/", import.meta.url));
 export const lockstepCrdsDir = join(crdsDir, "lockstep");
 export const openshiftCrdsDir = join(crdsDir, "openshift");
+/**
+ * medik8s' kinds (NodeMaintenance, SelfNodeRemediation, FenceAgentsRemediation), minimal schemas:
+ * in no set, because on a real cluster they are present only where those operators are installed;
+ * tests apply them (medik8sCrdManifests) to show the CRD arriving late.
+ */
+export const medik8sCrdsDir = join(crdsDir, "medik8s");
+
+export function medik8sCrdManifests(): KubeObject[] {
+  return readDir(medik8sCrdsDir);
+}
 
 /** "openshift": the OpenShift types plus the lockstep.io kinds; "lockstep": only the latter. */
 export type CrdSet = "openshift" | "lockstep";

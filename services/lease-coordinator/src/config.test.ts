@@ -1,7 +1,7 @@
 import { parseConfig } from "@lockstep/runtime";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ACTS_FOR } from "./admission/verdict.js";
-import { actsForOf, authModeOf, leaseCoordinatorConfigSchema } from "./config.js";
+import { actsForOf, adaptersOf, authModeOf, leaseCoordinatorConfigSchema } from "./config.js";
 
 const base = { NATS_URL: "nats://127.0.0.1:4222" };
 const errorsOf = (env: Record<string, string>) => {
@@ -33,5 +33,20 @@ describe("lease-coordinator config", () => {
   it("reads acts-for rules", () => {
     const r = parseConfig(leaseCoordinatorConfigSchema, { ...base, ADMISSION_ACTS_FOR: '[{"subject":"group:ops","holders":["alice"]}]' });
     expect(r.ok && actsForOf(r.config)).toEqual([{ subject: "group:ops", holders: ["alice"] }]);
+  });
+
+  it("adapts every disruptor but the MCO by default, for 2-minute terms", () => {
+    const r = parseConfig(leaseCoordinatorConfigSchema, base);
+    expect(r.ok && adaptersOf(r.config)).toEqual({ enabled: ["nodemaintenance", "remediation", "kured", "machine"], durationSeconds: 120, resyncMs: 10_000 });
+    const none = parseConfig(leaseCoordinatorConfigSchema, { ...base, LEASE_ADAPTERS: "none" });
+    expect(none.ok && adaptersOf(none.config)).toBeUndefined();
+  });
+
+  it("lists every problem of LEASE_ADAPTER* at once", () => {
+    expect(errorsOf({ LEASE_ADAPTERS: "kured,nmo", LEASE_ADAPTER_DURATION: "2h", LEASE_ADAPTER_RESYNC: "10ms" })).toEqual([
+      'LEASE_ADAPTERS: unknown adapter "nmo" (known: nodemaintenance, remediation, kured, machine, machineconfig, or none alone)',
+      "LEASE_ADAPTER_DURATION: must be whole seconds between 10s and the policy's maxDurationSeconds (3600s)",
+      "LEASE_ADAPTER_RESYNC: must be at least 100ms",
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { env, serviceConfigSchema } from "@lockstep/runtime";
 import { z } from "zod";
+import { ADAPTER_NAMES, type AdapterName } from "./adapters/plan.js";
 import { DEFAULT_ACTS_FOR, type ActsFor } from "./admission/verdict.js";
 import { parseAuthMode, type AuthMode } from "./auth/lease-auth.js";
 import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "./policy/index.js";
@@ -24,6 +25,9 @@ import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "./po
  * | ADMISSION_BREAK_GLASS_GROUPS | groups whose requests the webhook always admits, audited (log and a warning.raised event) | lockstep:break-glass |
  * | ADMISSION_ACTS_FOR | JSON list of `{ "subject": "<user>" or "group:<name>", "holders": [...] }`: requesters whose requests count as those holders' own (default: the machine-config controller and daemon act for each other) | (built in) |
  * | LEASE_AUTH_AUDIENCES | audiences a token must carry (TokenReview spec.audiences); empty means the API server's | (empty) |
+ * | LEASE_ADAPTERS | disruptors whose own objects (as the watcher publishes them) are recorded as leases (adapters/): nodemaintenance, remediation, kured, machine, machineconfig; `none` for none. machineconfig is off by default: an MCO that asks Lockstep for its Update leases itself (cluster-sim's does) would meet its own adapted lease | nodemaintenance,remediation,kured,machine |
+ * | LEASE_ADAPTER_DURATION | term of an adapted lease, renewed at half of it while the signal lasts (at most the policy's maxDurationSeconds) | 2m |
+ * | LEASE_ADAPTER_RESYNC | how often the adapters look again without any change (kured's TTL, refused leases) | 10s |
  * | GRPC_PORT / HTTP_PORT | LeaseService / health and metrics | 9091 / 8091 |
  */
 export const leaseCoordinatorConfigSchema = serviceConfigSchema({
@@ -44,7 +48,24 @@ export const leaseCoordinatorConfigSchema = serviceConfigSchema({
   ADMISSION_PORT: env.port().default(9443),
   ADMISSION_BREAK_GLASS_GROUPS: env.list().default(["lockstep:break-glass"]),
   ADMISSION_ACTS_FOR: env.string().optional(),
+  LEASE_ADAPTERS: env.list().default(["nodemaintenance", "remediation", "kured", "machine"]),
+  LEASE_ADAPTER_DURATION: env.duration().default(120_000),
+  LEASE_ADAPTER_RESYNC: env.duration().default(10_000),
 }).superRefine((c, ctx) => {
+  const adapters = c.LEASE_ADAPTERS as unknown;
+  if (Array.isArray(adapters)) {
+    for (const a of adapters) {
+      if (a === "none" && adapters.length === 1) continue;
+      if (!(ADAPTER_NAMES as string[]).includes(a)) ctx.addIssue({ code: "custom", path: ["LEASE_ADAPTERS"], message: `unknown adapter "${a}" (known: ${ADAPTER_NAMES.join(", ")}, or none alone)` });
+    }
+  }
+  const duration = c.LEASE_ADAPTER_DURATION as unknown;
+  if (typeof duration === "number") {
+    const max = policyFromSettings(c as Settings).policy.maxDurationSeconds;
+    if (duration < 10_000 || duration % 1000 !== 0 || duration / 1000 > max) ctx.addIssue({ code: "custom", path: ["LEASE_ADAPTER_DURATION"], message: `must be whole seconds between 10s and the policy's maxDurationSeconds (${max}s)` });
+  }
+  const resync = c.LEASE_ADAPTER_RESYNC as unknown;
+  if (typeof resync === "number" && resync < 100) ctx.addIssue({ code: "custom", path: ["LEASE_ADAPTER_RESYNC"], message: "must be at least 100ms" });
   if ((c.ADMISSION_TLS_CERT === undefined) !== (c.ADMISSION_TLS_KEY === undefined)) {
     ctx.addIssue({ code: "custom", path: [c.ADMISSION_TLS_CERT === undefined ? "ADMISSION_TLS_CERT" : "ADMISSION_TLS_KEY"], message: "ADMISSION_TLS_CERT and ADMISSION_TLS_KEY go together" });
   }
@@ -133,4 +154,11 @@ export function authModeOf(config: Pick<LeaseCoordinatorConfig, "LEASE_AUTH">): 
 
 export function coordinatorId(config: Pick<LeaseCoordinatorConfig, "COORDINATOR_ID">): string {
   return config.COORDINATOR_ID ?? hostname();
+}
+
+/** The lease adapters' settings, already validated by the schema (undefined: none enabled). */
+export function adaptersOf(config: Pick<LeaseCoordinatorConfig, "LEASE_ADAPTERS" | "LEASE_ADAPTER_DURATION" | "LEASE_ADAPTER_RESYNC">): { enabled: AdapterName[]; durationSeconds: number; resyncMs: number } | undefined {
+  const enabled = config.LEASE_ADAPTERS.filter((a): a is AdapterName => (ADAPTER_NAMES as string[]).includes(a));
+  if (enabled.length === 0) return undefined;
+  return { enabled, durationSeconds: config.LEASE_ADAPTER_DURATION / 1000, resyncMs: config.LEASE_ADAPTER_RESYNC };
 }

@@ -9,7 +9,7 @@ import { KubeNodeLookups } from "./admission/node-lookups.js";
 import { startLeaseWebhook } from "./admission/webhook.js";
 import { KubeReviewer } from "./auth/kube-reviews.js";
 import { LeaseAuth } from "./auth/lease-auth.js";
-import { actsForOf, authModeOf, coordinatorId, leaseCoordinatorConfigSchema, policyFromSettings } from "./config.js";
+import { actsForOf, adaptersOf, authModeOf, coordinatorId, leaseCoordinatorConfigSchema, policyFromSettings } from "./config.js";
 import { createLeaseCoordinator } from "./runnable.js";
 
 const MAX_REQUEST_BYTES = 64 * 1024;
@@ -33,6 +33,7 @@ const lc = createLeaseCoordinator({
   stateMaxAgeMs: config.STATE_MAX_AGE,
   sweepIntervalMs: config.SWEEP_INTERVAL,
   budgetResyncMs: config.BUDGET_RESYNC,
+  adapters: adaptersOf(config),
 });
 const http = await startHttpServer({ port: config.HTTP_PORT, readiness, registry, logger });
 const grpc = await startGrpcServer({

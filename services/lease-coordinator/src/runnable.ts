@@ -15,6 +15,8 @@ import type { KubeConfigLike } from "@lockstep/kube/lite";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
 import { describeStaleness, StateFreshness, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
 import type { Logger } from "pino";
+import { AdapterReconciler } from "./adapters/reconciler.js";
+import type { AdapterName } from "./adapters/plan.js";
 import type { LeaseAuth } from "./auth/lease-auth.js";
 import { buildView, indexCluster, leaseNodeOf, type ClusterIndex, type PolicyConfig } from "./policy/index.js";
 import { budgetStatus, BudgetStatusWriter } from "./service/budget-status.js";
@@ -55,6 +57,8 @@ export interface LeaseCoordinatorOptions {
   /** Budget status re-evaluation without changes (schedules). Default 30 s. */
   budgetResyncMs?: number;
   clock?: () => number;
+  /** Lease adapters (adapters/): other disruptors' node signals recorded as leases. Absent: off. */
+  adapters?: { enabled: readonly AdapterName[]; durationSeconds: number; resyncMs?: number };
   /** Called once the coordinator serves (tests and benchmarks observe it). */
   onStarted?(coordinator: Coordinator, index: LeaseIndex): void;
 }
@@ -89,6 +93,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       let cache: StateCache<typeof PROJECTIONS> | undefined;
       let budgets: WorkQueue | undefined;
       let outbox: EventOutbox | undefined;
+      let adapters: AdapterReconciler | undefined;
       try {
         await ensureEventStream(nc);
         const kv = await ensureStateBucket(nc);
@@ -102,7 +107,8 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         // Every decision reads nodes, pools and budgets; they are copied out of the cache and
         // indexed (node by name, pool and budget members) once per change, not once per decision.
         let snapshot: ClusterIndex | undefined;
-        cache = new StateCache(kv, { kinds: ["node", "pool", "lease", "disruptionBudget"], logger, project: PROJECTIONS });
+        const kinds = ["node", "pool", "lease", "disruptionBudget", ...(o.adapters ? (["nodeSignal"] as const) : [])] as const;
+        cache = new StateCache(kv, { kinds: [...kinds], logger, project: PROJECTIONS });
         const freshness = new StateFreshness({ source: cache, maxAgeMs: o.stateMaxAgeMs ?? 15_000, readiness: o.readiness, registry: o.registry, logger });
         const clusterView = {
           cluster: () => (snapshot ??= indexCluster(cache!.list("node"), cache!.list("pool"), cache!.list("disruptionBudget"))),
@@ -158,9 +164,15 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         };
         cache.onChange((ch) => {
           if (ch.parsed.kind === "meta") return;
+          if (ch.parsed.kind === "nodeSignal") {
+            adapters?.soon();
+            return;
+          }
           if (ch.parsed.kind === "lease") {
             idx.fromPlane(ch.parsed.namespace ?? "", ch.parsed.name, ch.op === "put" ? (ch.value as LeaseState) : undefined);
             if (index) budgetsSoon();
+            // A refused adapted lease may be recordable now.
+            adapters?.leaseChanged(ch.op === "put" ? (ch.value as LeaseState).holderIdentity : undefined);
             return;
           }
           snapshot = undefined;
@@ -182,12 +194,32 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         budgets.start();
         allBudgets();
         timers.push(setInterval(() => c.sweep(), o.sweepIntervalMs ?? 2_000));
+        if (o.adapters) {
+          const enabled = new Set(o.adapters.enabled);
+          adapters = new AdapterReconciler({
+            coordinator: c,
+            signals: () => cache!.list("nodeSignal"),
+            enabled,
+            events,
+            namespace: policy.namespace,
+            logger: logger.child({ component: "lease-adapters" }),
+            durationSeconds: o.adapters.durationSeconds,
+            clock,
+          });
+          logger.info({ adapters: [...enabled], durationSeconds: o.adapters.durationSeconds }, "lease adapters on");
+          void adapters.trigger();
+          timers.push(setInterval(() => void adapters?.trigger(), o.adapters.resyncMs ?? 10_000));
+        }
         timers.push(setInterval(allBudgets, o.budgetResyncMs ?? 30_000));
         await new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
       } catch (err) {
         if (!signal.aborted) throw err;
       } finally {
         for (const t of timers) clearInterval(t);
+        // A pass under way finishes (its writes are CAS, but an answer half-acted on is noise).
+        const last = adapters?.stop();
+        adapters = undefined;
+        await last;
         coordinator = undefined;
         index = undefined;
         holdOf = () => STARTING;

@@ -18,7 +18,7 @@ import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { LeaseAuth } from "../src/auth/lease-auth.js";
 import { validatePolicy, type PolicyConfig } from "../src/policy/index.js";
-import { createLeaseCoordinator, type LeaseCoordinator } from "../src/runnable.js";
+import { createLeaseCoordinator, type LeaseCoordinator, type LeaseCoordinatorOptions } from "../src/runnable.js";
 import type { Coordinator } from "../src/service/coordinator.js";
 import type { LeaseIndex } from "../src/store/lease-index.js";
 
@@ -50,6 +50,8 @@ export interface WorldOptions {
   /** TLS of the replicas' gRPC servers, and the credentials of the world's clients. */
   grpcTls?: GrpcTlsOptions;
   clientCredentials?: grpc.ChannelCredentials;
+  /** The replicas' lease adapters (off by default). */
+  adapters?: LeaseCoordinatorOptions["adapters"];
 }
 
 export interface World {
@@ -137,6 +139,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       stateMaxAgeMs: o.stateMaxAgeMs,
       budgetResyncMs: 1_000,
       onStarted: (coordinator, index) => (started = { coordinator, index }),
+      adapters: o.adapters,
     });
     const server: GrpcServerHandle = await startGrpcServer({ port: 0, host: "127.0.0.1", services: [[LeaseServiceService, lc.service]], tls: o.grpcTls });
     const signal = AbortSignal.any([stop.signal, own.signal]);

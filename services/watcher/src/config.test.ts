@@ -1,6 +1,6 @@
 import { parseConfig } from "@lockstep/runtime";
 import { describe, expect, it } from "vitest";
-import { watcherConfigSchema } from "./config.js";
+import { signalSettings, watcherConfigSchema } from "./config.js";
 
 const base = { NATS_URL: "nats://127.0.0.1:4222" };
 
@@ -16,5 +16,29 @@ describe("watcher config", () => {
     });
     expect(parseConfig(watcherConfigSchema, { ...base, HEARTBEAT_INTERVAL: "500ms", STATE_MAX_AGE: "2s" })).toMatchObject({ ok: true });
     expect(parseConfig(watcherConfigSchema, { ...base, HEARTBEAT_INTERVAL: "10ms" })).toMatchObject({ ok: false, errors: ["HEARTBEAT_INTERVAL: must be at least 100ms"] });
+  });
+
+  it("publishes every disruptor's signals from kured's default DaemonSet unless told otherwise", () => {
+    const r = parseConfig(watcherConfigSchema, base);
+    if (!r.ok) throw new Error(r.errors.join("; "));
+    expect(signalSettings(r.config)).toEqual({
+      signalSources: ["nodemaintenance", "selfnoderemediation", "fenceagentsremediation", "kured", "machine", "machineconfig"],
+      kured: { namespace: "kube-system", name: "kured", annotation: "weave.works/kured-node-lock" },
+    });
+    const none = parseConfig(watcherConfigSchema, { ...base, SIGNAL_SOURCES: "none" });
+    if (!none.ok) throw new Error(none.errors.join("; "));
+    expect(signalSettings(none.config).signalSources).toEqual([]);
+  });
+
+  it("lists every bad signal setting at once", () => {
+    expect(parseConfig(watcherConfigSchema, { ...base, SIGNAL_SOURCES: "kured,nmo,none", KURED_NAMESPACE: "Kube_System", KURED_DAEMONSET: "kured", KURED_LOCK_ANNOTATION: "not a key" })).toEqual({
+      ok: false,
+      errors: [
+        'SIGNAL_SOURCES: unknown source "nmo" (known: nodemaintenance, selfnoderemediation, fenceagentsremediation, kured, machine, machineconfig, or none alone)',
+        'SIGNAL_SOURCES: unknown source "none" (known: nodemaintenance, selfnoderemediation, fenceagentsremediation, kured, machine, machineconfig, or none alone)',
+        'KURED_NAMESPACE: "Kube_System" is not a DNS-1123 label',
+        'KURED_LOCK_ANNOTATION: "not a key" is not an annotation key',
+      ],
+    });
   });
 });

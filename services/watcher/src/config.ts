@@ -1,4 +1,5 @@
 import { env, serviceConfigSchema } from "@lockstep/runtime";
+import { KURED_DEFAULTS, SIGNAL_SOURCES, type SignalSourceName } from "./sync/watched.js";
 
 /**
  * Watcher settings (plus the runtime's base variables):
@@ -10,6 +11,8 @@ import { env, serviceConfigSchema } from "@lockstep/runtime";
  * | BOOTIMAGES_NAMESPACE / BOOTIMAGES_CONFIGMAP | the release's boot image ConfigMap | openshift-machine-config-operator / coreos-bootimages |
  * | WATCHER_ID | identity in meta.synced | hostname |
  * | HEARTBEAT_INTERVAL | how often `heartbeat.watcher` is written while the watches are current; at most half of STATE_MAX_AGE | 5s |
+ * | SIGNAL_SOURCES | disruptors whose own objects become node signals for the lease adapters: nodemaintenance, selfnoderemediation, fenceagentsremediation, kured, machine, machineconfig (`none`: none) | all |
+ * | KURED_NAMESPACE / KURED_DAEMONSET / KURED_LOCK_ANNOTATION | kured's DaemonSet and its lock annotation (kured's --ds-namespace, --ds-name, --lock-annotation) | kube-system / kured / weave.works/kured-node-lock |
  */
 export const watcherConfigSchema = serviceConfigSchema({
   KUBECONFIG: env.string().optional(),
@@ -18,7 +21,28 @@ export const watcherConfigSchema = serviceConfigSchema({
   BOOTIMAGES_CONFIGMAP: env.string().default("coreos-bootimages"),
   WATCHER_ID: env.string().optional(),
   HEARTBEAT_INTERVAL: env.duration().default(5_000),
+  SIGNAL_SOURCES: env.list().default([...SIGNAL_SOURCES]),
+  KURED_NAMESPACE: env.string().default(KURED_DEFAULTS.namespace),
+  KURED_DAEMONSET: env.string().default(KURED_DEFAULTS.name),
+  KURED_LOCK_ANNOTATION: env.string().default(KURED_DEFAULTS.annotation),
 }).superRefine((c, ctx) => {
+  const sources = c.SIGNAL_SOURCES as unknown;
+  if (Array.isArray(sources)) {
+    for (const s of sources) {
+      if (s === "none" && sources.length === 1) continue;
+      if (!(SIGNAL_SOURCES as readonly string[]).includes(s)) ctx.addIssue({ code: "custom", path: ["SIGNAL_SOURCES"], message: `unknown source "${s}" (known: ${SIGNAL_SOURCES.join(", ")}, or none alone)` });
+    }
+  }
+  const dns = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+  for (const key of ["KURED_NAMESPACE", "KURED_DAEMONSET"] as const) {
+    const v = c[key] as unknown;
+    if (typeof v === "string" && (!dns.test(v) || v.length > 63)) ctx.addIssue({ code: "custom", path: [key], message: `"${v}" is not a DNS-1123 label` });
+  }
+  // An annotation key: an optional DNS-subdomain prefix and "/", then a name of up to 63 characters.
+  const ann = c.KURED_LOCK_ANNOTATION as unknown;
+  if (typeof ann === "string" && !/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/.test(ann)) {
+    ctx.addIssue({ code: "custom", path: ["KURED_LOCK_ANNOTATION"], message: `"${ann}" is not an annotation key` });
+  }
   // Consumers call the view stale after STATE_MAX_AGE without a heartbeat: one missed beat must not do it.
   const interval = c.HEARTBEAT_INTERVAL as unknown;
   const maxAge = c.STATE_MAX_AGE as unknown;
@@ -26,3 +50,12 @@ export const watcherConfigSchema = serviceConfigSchema({
   if (interval < 100) ctx.addIssue({ code: "custom", path: ["HEARTBEAT_INTERVAL"], message: "must be at least 100ms" });
   else if (typeof maxAge === "number" && interval * 2 > maxAge) ctx.addIssue({ code: "custom", path: ["HEARTBEAT_INTERVAL"], message: `must be at most half of STATE_MAX_AGE (${maxAge}ms), so one missed heartbeat does not make the state plane stale` });
 });
+
+/** The watcher's signal settings, already validated by the schema. */
+export function signalSettings(c: Pick<ReturnType<typeof watcherConfigSchema.parse>, "SIGNAL_SOURCES" | "KURED_NAMESPACE" | "KURED_DAEMONSET" | "KURED_LOCK_ANNOTATION">) {
+  const sources = c.SIGNAL_SOURCES as string[];
+  return {
+    signalSources: (sources.length === 1 && sources[0] === "none" ? [] : sources) as SignalSourceName[],
+    kured: { namespace: c.KURED_NAMESPACE, name: c.KURED_DAEMONSET, annotation: c.KURED_LOCK_ANNOTATION },
+  };
+}

@@ -3,7 +3,7 @@
 import { busOptionsFromConfig } from "@lockstep/bus";
 import { loadKubeAccess } from "@lockstep/kube/lite";
 import { createLogger, createMetricsRegistry, loadConfigOrExit, Readiness, runMain, startGrpcServer, startHttpServer, stopOnAbort } from "@lockstep/runtime";
-import { watcherConfigSchema } from "./config.js";
+import { signalSettings, watcherConfigSchema } from "./config.js";
 import { watcherRunnable } from "./watcher.js";
 
 const config = loadConfigOrExit(watcherConfigSchema);
@@ -27,6 +27,7 @@ await runMain(
       leaseNamespaces: config.LEASE_NAMESPACES,
       bootImagesNamespace: config.BOOTIMAGES_NAMESPACE,
       bootImagesName: config.BOOTIMAGES_CONFIGMAP,
+      ...signalSettings(config),
     }),
     stopOnAbort("grpc", () => grpc.stop(2_000)),
     stopOnAbort("http", () => http.stop()),

@@ -18,10 +18,34 @@ export interface ActsFor {
 
 const MCO = "system:serviceaccount:openshift-machine-config-operator";
 
-/** OpenShift's update components act for one another: the controller starts it, the daemon cordons and drains. */
+const sa = (namespace: string, name: string) => `system:serviceaccount:${namespace}:${name}`;
+/** medik8s operators' namespace when installed from OperatorHub on OpenShift (the CSVs' suggested namespace). */
+const WORKLOAD_AVAILABILITY = "openshift-workload-availability";
+
+/**
+ * OpenShift's update components act for one another: the controller starts it, the daemon cordons
+ * and drains. A disruptor whose own object was adapted into a lease (adapters/: holders
+ * "adapter:<kind>/…") acts for that lease, so its own cordon, drain or deletion is not refused on
+ * the node it holds. Service accounts as the upstream projects deploy them:
+ * - node-maintenance-operator: node-maintenance-operator-controller-manager (its Deployment and
+ *   ServiceAccount as its bundle installs them), namespace openshift-workload-availability (the
+ *   CSV's suggested-namespace) or node-maintenance-operator-system (config/default's namespace);
+ * - self-node-remediation, fence-agents-remediation: <name>-controller-manager in
+ *   openshift-workload-availability;
+ * - kured: ServiceAccount kured in kube-system (kured-rbac.yaml);
+ * - the machine-api: machine-api-controllers in openshift-machine-api;
+ * - the MCO: its daemon and controller for the MCO update adapter.
+ * Other installs set ADMISSION_ACTS_FOR.
+ */
 export const DEFAULT_ACTS_FOR: ActsFor[] = [
-  { subject: `${MCO}:machine-config-controller`, holders: [`${MCO}:machine-config-daemon`] },
-  { subject: `${MCO}:machine-config-daemon`, holders: [`${MCO}:machine-config-controller`] },
+  { subject: `${MCO}:machine-config-controller`, holders: [`${MCO}:machine-config-daemon`, "adapter:machineconfig"] },
+  { subject: `${MCO}:machine-config-daemon`, holders: [`${MCO}:machine-config-controller`, "adapter:machineconfig"] },
+  { subject: sa(WORKLOAD_AVAILABILITY, "node-maintenance-operator-controller-manager"), holders: ["adapter:nodemaintenance"] },
+  { subject: sa("node-maintenance-operator-system", "node-maintenance-operator-controller-manager"), holders: ["adapter:nodemaintenance"] },
+  { subject: sa(WORKLOAD_AVAILABILITY, "self-node-remediation-controller-manager"), holders: ["adapter:selfnoderemediation"] },
+  { subject: sa(WORKLOAD_AVAILABILITY, "fence-agents-remediation-controller-manager"), holders: ["adapter:fenceagentsremediation"] },
+  { subject: sa("kube-system", "kured"), holders: ["adapter:kured"] },
+  { subject: sa("openshift-machine-api", "machine-api-controllers"), holders: ["adapter:machine"] },
 ];
 
 export interface Requester {

@@ -7,14 +7,14 @@
 // objects and write identical bytes, which consumers ignore (StateCache drops identical rewrites).
 import { encode, parseStateKey, stateKey, StateKinds, SyncMarker, type Codec, type StateKindName } from "@lockstep/contracts";
 import { StateWriter, type JetStreamPublisher } from "@lockstep/bus";
-import { Informer, metadataOnly, type KubeConfigLike, type KubernetesObject } from "@lockstep/kube/lite";
+import { Informer, metadataOnly, statusCode, type KubeConfigLike, type KubernetesObject } from "@lockstep/kube/lite";
 import type { KV } from "@nats-io/kv";
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { WatcherMetrics } from "../metrics.js";
 import { viewCurrentAsOf } from "./heartbeat.js";
 import { SnapshotEncoder } from "./snapshot-encoder.js";
-import { keyFor, ownsKey, watchedResources, type Watched, type WatchSettings } from "./watched.js";
+import { derivedKeyFor, keyFor, ownsDerivedKey, ownsKey, watchedResources, type Watched, type WatchSettings } from "./watched.js";
 
 export interface StateSyncOptions extends WatchSettings {
   kc: KubeConfigLike;
@@ -35,6 +35,11 @@ export class StateSync {
   private readonly informers: Array<{ w: Watched; informer: Informer<KubernetesObject> }> = [];
   private readonly listed = new Set<string>();
   private readonly missing = new Set<string>();
+  /**
+   * Disruptors' objects (node signals) the watcher may not list (403): like a missing CRD they
+   * neither hold back meta.synced nor make the heartbeat stale; looked for again with backoff.
+   */
+  private readonly forbidden = new Set<string>();
   private syncedWritten = false;
   /** One protobuf writer for every snapshot (snapshot-encoder.ts). */
   private readonly encoder = new SnapshotEncoder();
@@ -66,12 +71,14 @@ export class StateSync {
         delete: (obj) => {
           this.o.metrics?.events.inc({ resource: w.name, type: "DELETED" });
           this.writer.remove(keyFor(w, obj));
+          if (w.derived) this.writer.remove(derivedKeyFor({ ...w, derived: w.derived }, obj as never));
         },
         listed: ({ initial, count }) => {
           this.o.metrics?.relists.inc({ resource: w.name });
           this.sweep(w, informer);
           if (initial) this.o.logger.info({ resource: w.name, count }, "initial list applied");
           this.missing.delete(w.name);
+          this.forbidden.delete(w.name);
           this.listed.add(w.name);
           void this.maybeSynced();
         },
@@ -80,7 +87,14 @@ export class StateSync {
           this.missing.add(w.name);
           void this.maybeSynced();
         },
-        error: () => this.o.metrics?.errors.inc({ resource: w.name, stage: "watch" }),
+        error: (err) => {
+          this.o.metrics?.errors.inc({ resource: w.name, stage: "watch" });
+          if (w.kind !== "nodeSignal" || statusCode(err) !== 403 || this.listed.has(w.name)) return;
+          if (!this.forbidden.has(w.name)) this.o.logger.warn({ resource: w.name }, "not permitted to list a disruptor's objects; their node signals are skipped until permitted");
+          this.forbidden.add(w.name);
+          this.missing.add(w.name);
+          void this.maybeSynced();
+        },
       }, { namespace: w.namespace, fieldSelector: w.fieldSelector, logger: this.o.logger, keep: metadataOnly, ...this.o.informer });
       this.informers.push({ w, informer });
       informer.start(signal);
@@ -92,18 +106,37 @@ export class StateSync {
     const since = Date.now();
     this.o.metrics?.events.inc({ resource: w.name, type });
     const key = keyFor(w, obj as never);
-    let bytes: Uint8Array;
+    const derivedKey = w.derived ? derivedKeyFor({ ...w, derived: w.derived }, obj as never) : undefined;
+    let value: unknown;
+    let bytes: Uint8Array | undefined;
     try {
+      value = w.normalize(obj as never);
       // A value the wire type refuses (an int32 out of range) throws in encode: malformed too.
-      bytes = this.encoder.encode(StateKinds[w.kind].codec as Codec<unknown>, w.normalize(obj as never));
+      bytes = value === undefined ? undefined : this.encoder.encode(StateKinds[w.kind].codec as Codec<unknown>, value);
     } catch (err) {
       // Bad data never stops the watcher: the object is reported and left out of the state plane.
       this.o.metrics?.errors.inc({ resource: w.name, stage: "normalize" });
       this.o.logger.warn({ resource: w.name, name: obj.metadata?.name, namespace: obj.metadata?.namespace, err: (err as Error).message }, "skipping malformed object");
       this.writer.remove(key, since);
+      if (derivedKey !== undefined) this.writer.remove(derivedKey, since);
       return;
     }
-    this.writer.set(key, bytes, since);
+    // No snapshot: the object signals nothing now (a Machine not being deleted).
+    if (bytes === undefined) this.writer.remove(key, since);
+    else this.writer.set(key, bytes, since);
+    if (w.derived && derivedKey !== undefined) this.applyDerived(w, w.derived, derivedKey, obj, value, since);
+  }
+
+  private applyDerived(w: Watched, d: NonNullable<Watched["derived"]>, key: string, obj: KubernetesObject, primary: unknown, since: number): void {
+    try {
+      const value = d.normalize(obj as never, primary);
+      if (value === undefined) this.writer.remove(key, since);
+      else this.writer.set(key, this.encoder.encode(StateKinds[d.kind].codec as Codec<unknown>, value), since);
+    } catch (err) {
+      this.o.metrics?.errors.inc({ resource: w.name, stage: "normalize" });
+      this.o.logger.warn({ resource: w.name, name: obj.metadata?.name, err: (err as Error).message }, "skipping malformed derived snapshot");
+      this.writer.remove(key, since);
+    }
   }
 
   /**
@@ -111,20 +144,24 @@ export class StateSync {
    * what the heartbeat vouches for.
    */
   currentAsOf(now = Date.now()): number | undefined {
-    return viewCurrentAsOf(this.informers.map(({ informer }) => informer.currentAsOf(now)));
+    return viewCurrentAsOf(this.informers.filter(({ w }) => !this.forbidden.has(w.name)).map(({ informer }) => informer.currentAsOf(now)));
   }
 
   /** Watched resources whose informer has not been current since `since` (for logs). */
   behind(since: number, now = Date.now()): string[] {
-    return this.informers.filter(({ informer }) => (informer.currentAsOf(now) ?? -Infinity) < since).map(({ w }) => w.name);
+    return this.informers.filter(({ w, informer }) => !this.forbidden.has(w.name) && (informer.currentAsOf(now) ?? -Infinity) < since).map(({ w }) => w.name);
   }
 
   /** Deletes keys this resource owns whose objects are not in the informer's cache. */
   private sweep(w: Watched, informer: Informer<KubernetesObject>): void {
     const live = new Set(informer.list().map((o) => keyFor(w, o as never)));
+    const derived = w.derived;
+    const liveDerived = derived ? new Set(informer.list().map((o) => derivedKeyFor({ ...w, derived }, o as never))) : undefined;
     for (const key of this.writer.keys()) {
       const parsed = parseStateKey(key);
-      if (parsed && ownsKey(w, parsed, this.o) && !live.has(key)) this.writer.remove(key);
+      if (!parsed) continue;
+      if (ownsKey(w, parsed, this.o) && !live.has(key)) this.writer.remove(key);
+      else if (liveDerived && ownsDerivedKey(w, parsed) && !liveDerived.has(key)) this.writer.remove(key);
     }
   }
 
