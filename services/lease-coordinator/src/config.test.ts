@@ -37,7 +37,7 @@ describe("lease-coordinator config", () => {
 
   it("adapts every disruptor but the MCO by default, for 2-minute terms", () => {
     const r = parseConfig(leaseCoordinatorConfigSchema, base);
-    expect(r.ok && adaptersOf(r.config)).toEqual({ enabled: ["nodemaintenance", "remediation", "kured", "machine"], durationSeconds: 120, resyncMs: 10_000 });
+    expect(r.ok && adaptersOf(r.config)).toEqual({ enabled: ["nodemaintenance", "remediation", "kured", "machine", "machineconfig"], durationSeconds: 120, resyncMs: 10_000 });
     const none = parseConfig(leaseCoordinatorConfigSchema, { ...base, LEASE_ADAPTERS: "none" });
     expect(none.ok && adaptersOf(none.config)).toBeUndefined();
   });

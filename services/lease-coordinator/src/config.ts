@@ -25,7 +25,7 @@ import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "./po
  * | ADMISSION_BREAK_GLASS_GROUPS | groups whose requests the webhook always admits, audited (log and a warning.raised event) | lockstep:break-glass |
  * | ADMISSION_ACTS_FOR | JSON list of `{ "subject": "<user>" or "group:<name>", "holders": [...] }`: requesters whose requests count as those holders' own (default: the machine-config controller and daemon act for each other) | (built in) |
  * | LEASE_AUTH_AUDIENCES | audiences a token must carry (TokenReview spec.audiences); empty means the API server's | (empty) |
- * | LEASE_ADAPTERS | disruptors whose own objects (as the watcher publishes them) are recorded as leases (adapters/): nodemaintenance, remediation, kured, machine, machineconfig; `none` for none. machineconfig is off by default: an MCO that asks Lockstep for its Update leases itself (cluster-sim's does) would meet its own adapted lease | nodemaintenance,remediation,kured,machine |
+ * | LEASE_ADAPTERS | disruptors whose own objects (as the watcher publishes them) are recorded as leases (adapters/): nodemaintenance, remediation, kured, machine, machineconfig; `none` for none. All on by default: without machineconfig a node the MCO is updating looks free, and a maintenance could be granted on it. An MCO that holds its own Update lease (cluster-sim's cooperating one) covers its node's signal | nodemaintenance,remediation,kured,machine,machineconfig |
  * | LEASE_ADAPTER_DURATION | term of an adapted lease, renewed at half of it while the signal lasts (at most the policy's maxDurationSeconds) | 2m |
  * | LEASE_ADAPTER_RESYNC | how often the adapters look again without any change (kured's TTL, refused leases) | 10s |
  * | GRPC_PORT / HTTP_PORT | LeaseService / health and metrics | 9091 / 8091 |
@@ -48,7 +48,7 @@ export const leaseCoordinatorConfigSchema = serviceConfigSchema({
   ADMISSION_PORT: env.port().default(9443),
   ADMISSION_BREAK_GLASS_GROUPS: env.list().default(["lockstep:break-glass"]),
   ADMISSION_ACTS_FOR: env.string().optional(),
-  LEASE_ADAPTERS: env.list().default(["nodemaintenance", "remediation", "kured", "machine"]),
+  LEASE_ADAPTERS: env.list().default(["nodemaintenance", "remediation", "kured", "machine", "machineconfig"]),
   LEASE_ADAPTER_DURATION: env.duration().default(120_000),
   LEASE_ADAPTER_RESYNC: env.duration().default(10_000),
 }).superRefine((c, ctx) => {
