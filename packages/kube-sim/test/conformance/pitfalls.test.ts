@@ -1,7 +1,7 @@
-// kube-api.md §16.2: one numbered test per pitfall, against kube-sim over HTTP.
+// kube-api.md §16.2: one numbered test per pitfall, against kube-sim (or the real server, see helpers.ts) over HTTP.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startKubeSim, type KubeSim } from "../../src/index.js";
-import { call, RawWatch, until } from "../helpers.js";
+import { call, conformanceServer, onRealServer, RawWatch, realServerBefore, SIM_ONLY, until } from "../helpers.js";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 const WIDGETS = "/apis/example.com/v1/namespaces/default/widgets";
@@ -36,9 +36,11 @@ const widgetCrd = {
 
 let sim: KubeSim;
 beforeAll(async () => {
-  sim = await startKubeSim({ historyLimit: 50 });
+  sim = await conformanceServer({ historyLimit: 50 });
   const r = await call(sim, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widgetCrd);
   expect(r.status).toBe(201);
+  // A real server serves a new CRD a moment after creating it (Established); kube-sim at once.
+  await until(async () => (await call(sim, "GET", WIDGETS)).status === 200, "widgets served");
 });
 afterAll(() => sim.stop());
 
@@ -119,7 +121,8 @@ describe("kube-api.md §16.2 conformance", () => {
     expect(evs.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(["ADDED t4b", "DELETED t4a"]);
   });
 
-  it("5. a compacted RV gets one ERROR 410 event and the stream closes", async () => {
+  it("5. a compacted RV gets one ERROR 410 event and the stream closes", async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.options);
     const first = await call(sim, "POST", CM, { metadata: { name: "t5" }, data: { n: "0" } });
     for (let i = 1; i <= 80; i++) await call(sim, "PATCH", `${CM}/t5`, { data: { n: String(i) } }, { "content-type": "application/merge-patch+json" });
     const w = new RawWatch(sim, `${CM}?watch=true&resourceVersion=${first.json.metadata.resourceVersion}`);
@@ -236,7 +239,8 @@ describe("kube-api.md §16.2 conformance", () => {
 
   it("11. deletion: finalizers defer, last finalizer removal deletes; bound pods stay Terminating", async () => {
     await call(sim, "POST", CM, { metadata: { name: "t11", finalizers: ["x/y"] } });
-    const w = new RawWatch(sim, `${CM}?watch=true&fieldSelector=metadata.name%3Dt11&resourceVersion=${sim.store.resourceVersion}`);
+    const from = (await call(sim, "GET", CM)).json.metadata.resourceVersion;
+    const w = new RawWatch(sim, `${CM}?watch=true&fieldSelector=metadata.name%3Dt11&resourceVersion=${from}`);
     const d = await call(sim, "DELETE", `${CM}/t11`);
     expect(d.status).toBe(200);
     expect(d.json.metadata.deletionTimestamp).toBeDefined();
@@ -269,7 +273,8 @@ describe("kube-api.md §16.2 conformance", () => {
     expect((await call(sim, "POST", "/api/v1/namespaces/ns11/configmaps", { metadata: { name: "x" } })).status).toBe(403);
   });
 
-  it("11b. the namespace controller and GC act only when enabled", async () => {
+  it("11b. the namespace controller and GC act only when enabled", async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.options);
     const s2 = await startKubeSim({ controllers: { namespace: true, gc: true } });
     try {
       await call(s2, "POST", "/api/v1/namespaces", { metadata: { name: "doomed" } });
@@ -304,6 +309,14 @@ describe("kube-api.md §16.2 conformance", () => {
     }
     expect(names).toEqual([...names].sort());
     expect(names).not.toContain("aaa-late");
+    const bad = await call(sim, "GET", "/api/v1/namespaces?limit=2&continue=garbage");
+    expect(bad.status).toBe(400);
+    expect(bad.json.message).toMatch(/^invalid continue token/);
+  });
+
+  it("12b. pagination: forced continue expiry → 410 with a fresh token", async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.faults);
+    for (let i = 0; i < 3; i++) await call(sim, "POST", "/api/v1/namespaces", { metadata: { name: `page-b-${i}` } });
     const q1 = await call(sim, "GET", "/api/v1/namespaces?limit=2");
     sim.expireContinueTokens();
     const ex = await call(sim, "GET", `/api/v1/namespaces?limit=2&continue=${encodeURIComponent(q1.json.metadata.continue)}`);
@@ -313,12 +326,10 @@ describe("kube-api.md §16.2 conformance", () => {
     expect(typeof ex.json.metadata.continue).toBe("string");
     const resumed = await call(sim, "GET", `/api/v1/namespaces?limit=2&continue=${encodeURIComponent(ex.json.metadata.continue)}`);
     expect(resumed.status).toBe(200);
-    const bad = await call(sim, "GET", "/api/v1/namespaces?limit=2&continue=garbage");
-    expect(bad.status).toBe(400);
-    expect(bad.json.message).toMatch(/^invalid continue token/);
   });
 
-  it("13. a non-410 error on a watch is surfaced as an HTTP error (client-node stops; see informer tests)", async () => {
+  it("13. a non-410 error on a watch is surfaced as an HTTP error (client-node stops; see informer tests)", async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.faults);
     sim.faults.set({ errors: [{ code: 500, probability: 1, verb: "watch", resource: "configmaps" }] });
     try {
       const r = await call(sim, "GET", `${CM}?watch=true&resourceVersion=1`);
@@ -329,7 +340,8 @@ describe("kube-api.md §16.2 conformance", () => {
     }
   });
 
-  it("14. eviction: PDB skipped for Pending/deleting, unready pods evictable, stale status → 429, blocked → 429 DisruptionBudget", async () => {
+  it("14. eviction: PDB skipped for Pending/deleting, unready pods evictable, stale status → 429, blocked → 429 DisruptionBudget", async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.controllers);
     const PODS = "/api/v1/namespaces/default/pods";
     const mkPod = async (name: string, ready: boolean, phase = "Running") => {
       await call(sim, "POST", PODS, { metadata: { name, labels: { app: "web" } }, spec: { nodeName: "n1", containers: [{ name: "c", image: "i" }] } });
@@ -358,18 +370,6 @@ describe("kube-api.md §16.2 conformance", () => {
     });
     expect((await ev("web-4")).status).toBe(201); // Pending: PDB skipped
     expect((await ev("web-3")).status).toBe(201); // not Ready while the budget is healthy
-    // A spec change leaves status stale until the controller catches up; with it off, evictions say so.
-    const s3 = await startKubeSim({ controllers: { disruption: false } });
-    try {
-      await call(s3, "POST", PODS, { metadata: { name: "p", labels: { app: "web" } }, spec: { nodeName: "n1", containers: [] } });
-      await call(s3, "PATCH", `${PODS}/p/status`, { status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } }, { "content-type": "application/merge-patch+json" });
-      await call(s3, "POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets", { metadata: { name: "web" }, spec: { minAvailable: 0, selector: { matchLabels: { app: "web" } } } });
-      const stale = await call(s3, "POST", `${PODS}/p/eviction`, { metadata: { name: "p" } });
-      expect(stale.status).toBe(429);
-      expect(stale.json.details.causes[0]).toEqual({ reason: "DisruptionBudget", message: "The disruption budget web is still being processed by the server." });
-    } finally {
-      await s3.stop();
-    }
     // Allowed: one more healthy pod makes room for one disruption, which is consumed.
     await mkPod("web-5", true);
     await until(async () => (await call(sim, "GET", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web")).json.status.disruptionsAllowed === 1, "room");
@@ -378,7 +378,27 @@ describe("kube-api.md §16.2 conformance", () => {
     expect((await ev("web-2")).status).toBe(429);
   });
 
-  it("15. scale without heartbeat storms: 5,000 nodes stored, listed and paged without per-object timers", async () => {
+  it("14b. eviction: a PDB whose status the disruption controller has not written yet → 429 still being processed", async () => {
+    // A spec change leaves status stale until the controller catches up; with it off (a bare kube-apiserver has
+    // none), evictions say so.
+    const s3 = onRealServer ? sim : await startKubeSim({ controllers: { disruption: false } });
+    // policy/v1 PodDisruptionBudget is served from 1.21; the 1.20 oracle has only policy/v1beta1 (README).
+    const pdbs = `/apis/${realServerBefore(21) ? "policy/v1beta1" : "policy/v1"}/namespaces/default/poddisruptionbudgets`;
+    const PODS = "/api/v1/namespaces/default/pods";
+    try {
+      await call(s3, "POST", PODS, { metadata: { name: "p14b", labels: { app: "web14b" } }, spec: { nodeName: "n1", containers: [{ name: "c", image: "i" }] } });
+      await call(s3, "PATCH", `${PODS}/p14b/status`, { status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } }, { "content-type": "application/merge-patch+json" });
+      expect((await call(s3, "POST", pdbs, { metadata: { name: "web14b" }, spec: { minAvailable: 0, selector: { matchLabels: { app: "web14b" } } } })).status).toBe(201);
+      const stale = await call(s3, "POST", `${PODS}/p14b/eviction`, { metadata: { name: "p14b" } });
+      expect(stale.status).toBe(429);
+      expect(stale.json.details.causes[0]).toEqual({ reason: "DisruptionBudget", message: "The disruption budget web14b is still being processed by the server." });
+    } finally {
+      if (s3 !== sim) await s3.stop();
+    }
+  });
+
+  it("15. scale without heartbeat storms: 5,000 nodes stored, listed and paged without per-object timers", async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.store);
     const s5 = await startKubeSim();
     try {
       const nodes = s5.store.registry.get("", "nodes")!;
@@ -394,7 +414,8 @@ describe("kube-api.md §16.2 conformance", () => {
     }
   });
 
-  it("16. determinism: the same seed and clock produce the same objects and event sequence", async () => {
+  it("16. determinism: the same seed and clock produce the same objects and event sequence", async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.options);
     const run = async () => {
       const s = await startKubeSim({ seed: 42, clock: () => new Date("2026-01-01T00:00:00Z") });
       try {
