@@ -5,24 +5,35 @@
 // CLI:
 //   node scripts/oracle/oracle.mjs build                 build (cached) and print the binary's path
 //   node scripts/oracle/oracle.mjs start [--detach]      start; prints the server as JSON; foreground until a signal
+//   (start and run take --user 'TOKEN,NAME,UID,"G1,G2"'... : more static users, kube-apiserver's token file format)
 //   node scripts/oracle/oracle.mjs stop DIR              stop a detached oracle (DIR from start's output)
 //   node scripts/oracle/oracle.mjs run -- CMD [ARGS...]  build, start, run CMD with KUBE_CONFORMANCE_* set, stop;
 //                                                        exits with CMD's status
+//   node scripts/oracle/oracle.mjs conformance [FILES]   run kube-sim's conformance suite against the oracle
+//                                                        (npm run test:oracle)
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildOracle, OracleBuildError } from './build.mjs';
 
 export { buildOracle, OracleBuildError } from './build.mjs';
 
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const READY_TIMEOUT_MS = 60_000;
+// The static users kube-sim's auth conformance tests start kube-sim with (packages/kube-sim/test/conformance/
+// auth.test.ts); the oracle gets the same ones so those tests run there too.
+const CONFORMANCE_USERS = [
+  { token: 'lease-operator-token', name: 'lease-operator', uid: 'ops-1', groups: ['lockstep:ops'] },
+  { token: 'bob-token', name: 'bob', uid: 'bob' },
+];
 const STOP_GRACE_MS = 5_000;
-const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc';
+// kubeadm's default, and kube-sim's (so TokenRequest's default audience is the same on both).
+const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const SERVICE_CIDR = '10.96.0.0/16';
 
 /** A free loopback TCP port (closed again at once; the small race is acceptable on a test machine). */
@@ -177,6 +188,9 @@ export async function startOracle(options = {}) {
       // There is no controller-manager, so no ServiceAccount controller makes "default" accounts; without this,
       // every pod create would wait for one. kube-sim has no such controller either.
       '--disable-admission-plugins=ServiceAccount',
+      // A request without a known token gets 401, as on kube-sim (which has no anonymous user), not 403 as
+      // system:anonymous.
+      '--anonymous-auth=false',
       ...(options.apiserverArgs ?? []),
     ];
     children.push(spawnLogged('kube-apiserver', built.apiserver, apiserverArgs));
@@ -254,8 +268,25 @@ function fail(message) {
   process.exit(1);
 }
 
+/** Parses one --token-auth-file line: token,user,uid[,"group1,group2"]. */
+export function parseUserLine(line) {
+  const m = /^([^,]+),([^,]+),([^,]*)(?:,"?([^"]*)"?)?$/.exec(line.trim());
+  if (!m) throw new Error(`--user ${line}: expected TOKEN,NAME,UID[,"G1,G2"]`);
+  return { token: m[1], name: m[2], uid: m[3] || m[2], groups: m[4] ? m[4].split(',').filter(Boolean) : [] };
+}
+
 async function main(argv) {
-  const [command, ...rest] = argv;
+  const [command, ...args] = argv;
+  const users = [];
+  const rest = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--') {
+      rest.push(...args.slice(i));
+      break;
+    }
+    if (args[i] === '--user') users.push(parseUserLine(args[++i] ?? ''));
+    else rest.push(args[i]);
+  }
   const build = () => {
     try {
       const t = Date.now();
@@ -278,7 +309,7 @@ async function main(argv) {
   }
   if (command === 'start') {
     const detached = rest.includes('--detach');
-    const oracle = await startOracle({ built: build(), detached });
+    const oracle = await startOracle({ built: build(), detached, users });
     const { stop, ca, ...shown } = oracle;
     process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     if (detached) process.exit(0);
@@ -293,7 +324,7 @@ async function main(argv) {
   if (command === 'run') {
     const cmd = rest[0] === '--' ? rest.slice(1) : rest;
     if (cmd.length === 0) fail('usage: oracle.mjs run -- CMD [ARGS...]');
-    const oracle = await startOracle({ built: build() });
+    const oracle = await startOracle({ built: build(), users });
     process.stderr.write(`oracle: kube-apiserver ${oracle.version} ready at ${oracle.url} in ${oracle.startSeconds.toFixed(1)} s\n`);
     const child = spawn(cmd[0], cmd.slice(1), { stdio: 'inherit', env: { ...process.env, ...conformanceEnv(oracle) } });
     const forward = (signal) => child.kill(signal);
@@ -303,7 +334,27 @@ async function main(argv) {
     await oracle.stop();
     process.exit(code);
   }
-  fail('usage: oracle.mjs build | start [--detach] | stop DIR | run -- CMD [ARGS...]');
+  if (command === 'conformance') {
+    const started = Date.now();
+    const oracle = await startOracle({ built: build(), users: [...CONFORMANCE_USERS, ...users] });
+    process.stderr.write(`oracle: kube-apiserver ${oracle.version} ready at ${oracle.url} in ${oracle.startSeconds.toFixed(1)} s\n`);
+    const kubeSim = join(REPO, 'packages', 'kube-sim');
+    // One file at a time: the files share this one server (kube-sim gets a fresh one per file).
+    const vitest = [join(REPO, 'node_modules', '.bin', 'vitest'), 'run', '--no-file-parallelism', ...(rest.length ? rest : ['test/conformance'])];
+    const suiteStarted = Date.now();
+    const child = spawn(vitest[0], vitest.slice(1), { cwd: kubeSim, stdio: 'inherit', env: { ...process.env, ...conformanceEnv(oracle) } });
+    const forward = (signal) => child.kill(signal);
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    const code = await new Promise((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
+    const suiteSeconds = (Date.now() - suiteStarted) / 1000;
+    await oracle.stop();
+    process.stderr.write(
+      `oracle: conformance suite ${code === 0 ? 'passed' : `failed (${code})`} against kube-apiserver ${oracle.version}: start ${oracle.startSeconds.toFixed(1)} s, suite ${suiteSeconds.toFixed(1)} s, total ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    );
+    process.exit(code);
+  }
+  fail('usage: oracle.mjs build | start [--detach] | stop DIR | run -- CMD [ARGS...] | conformance [FILES...]');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -81,9 +81,10 @@ export async function conformanceServer(options: KubeSimOptions = {}): Promise<K
   if (!realServer) return startKubeSim(options);
   const real = realServer;
   for (const set of [options.crds ?? []].flat()) await installCrdsOverHttp(real, set);
-  const base: Partial<KubeSim> = {
+  const base: Partial<KubeSim> & { ca?: string } = {
     url: real.url,
     token: real.token,
+    ca: real.ca,
     port: Number(new URL(real.url).port),
     kubeconfig: () => realKubeconfig(real),
     writeKubeconfig: async (path: string) => writeFileSync(path, realKubeconfig(real), { mode: 0o600 }),
@@ -227,6 +228,23 @@ export class RawWatch {
 
   close(): void {
     this.abort();
+  }
+}
+
+/**
+ * Runs `check` once on kube-sim, where RBAC and other writes take effect at once; on a real server, whose
+ * authorizer reads its informer cache, retries it until it passes (README, "Known differences").
+ */
+export async function settled<T>(check: () => Promise<T>, limitMs = 10_000): Promise<T> {
+  if (!onRealServer) return check();
+  const start = Date.now();
+  for (;;) {
+    try {
+      return await check();
+    } catch (e) {
+      if (Date.now() - start > limitMs) throw e;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 }
 

@@ -174,7 +174,7 @@ describe.skipIf(!hasOpenssl())("validating admission webhooks", () => {
     );
     expect(bad.code).toBe(422);
     // kube-sim names the kind without its group in Invalid messages (as everywhere in kube-sim).
-    expect(bad.body.message).toBe('ValidatingWebhookConfiguration "bad" is invalid: webhooks[0].sideEffects: Required value');
+    expect(bad.body.message).toBe('ValidatingWebhookConfiguration.admissionregistration.k8s.io "bad" is invalid: webhooks[0].sideEffects: Required value');
   });
 
   it("a Node desiredConfig change is denied with the webhook's message; other changes pass; the review is complete", async () => {

@@ -114,28 +114,28 @@ describe("client-node 1.4.0", () => {
   it("custom object merge patch with setHeaderOptions; the default JSON Patch content type is honoured, not guessed", async () => {
     const custom = kc.makeApiClient(k8s.CustomObjectsApi);
     const group = "machineconfiguration.openshift.io";
-    await custom.createClusterCustomObject({ group, version: "v1", plural: "machineconfigpools", body: { apiVersion: `${group}/v1`, kind: "MachineConfigPool", metadata: { name: "worker" }, spec: { paused: false } } });
+    await custom.createClusterCustomObject({ group, version: "v1", plural: "machineconfigpools", body: { apiVersion: `${group}/v1`, kind: "MachineConfigPool", metadata: { name: "cn-worker" }, spec: { paused: false } } });
     const patched = await custom.patchClusterCustomObject(
-      { group, version: "v1", plural: "machineconfigpools", name: "worker", body: { spec: { paused: true } } },
+      { group, version: "v1", plural: "machineconfigpools", name: "cn-worker", body: { spec: { paused: true } } },
       k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
     );
     expect(patched.spec).toEqual({ paused: true });
     expect(patched.metadata.generation).toBe(2);
     const st = await custom.patchClusterCustomObjectStatus(
-      { group, version: "v1", plural: "machineconfigpools", name: "worker", body: { status: { machineCount: 3 }, spec: { paused: false } } },
+      { group, version: "v1", plural: "machineconfigpools", name: "cn-worker", body: { status: { machineCount: 3 }, spec: { paused: false } } },
       k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
     );
     expect(st.status).toEqual({ machineCount: 3 });
     expect(st.spec).toEqual({ paused: true });
     try {
-      await custom.patchClusterCustomObject({ group, version: "v1", plural: "machineconfigpools", name: "worker", body: { spec: { paused: false } } });
+      await custom.patchClusterCustomObject({ group, version: "v1", plural: "machineconfigpools", name: "cn-worker", body: { spec: { paused: false } } });
       expect.unreachable("object body accepted as JSON Patch");
     } catch (e) {
       expect((e as k8s.ApiException<string>).code).toBe(400);
     }
     try {
       await custom.patchClusterCustomObject(
-        { group, version: "v1", plural: "machineconfigpools", name: "worker", body: { metadata: { resourceVersion: "1" }, spec: { paused: false } } },
+        { group, version: "v1", plural: "machineconfigpools", name: "cn-worker", body: { metadata: { resourceVersion: "1" }, spec: { paused: false } } },
         k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
       );
       expect.unreachable("stale precondition accepted");
@@ -149,7 +149,7 @@ describe("client-node 1.4.0", () => {
     await objects.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "obj", namespace: "default" }, data: { a: "1" } } as k8s.KubernetesObject);
     const out = (await objects.patch({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "obj", namespace: "default" }, data: { b: "2" } } as k8s.KubernetesObject)) as k8s.V1ConfigMap;
     expect(out.data).toEqual({ a: "1", b: "2" });
-    const mcp = (await objects.read({ apiVersion: "machineconfiguration.openshift.io/v1", kind: "MachineConfigPool", metadata: { name: "worker" } })) as k8s.KubernetesObject;
-    expect(mcp.metadata?.name).toBe("worker");
+    const mcp = (await objects.read({ apiVersion: "machineconfiguration.openshift.io/v1", kind: "MachineConfigPool", metadata: { name: "cn-worker" } })) as k8s.KubernetesObject;
+    expect(mcp.metadata?.name).toBe("cn-worker");
   });
 });

@@ -82,7 +82,7 @@ describe("kubectl", () => {
 
   it("patch (strategic and --type merge), with 'no change' for a no-op", async () => {
     expect(await ok("patch", "node", "k1", "-p", '{"spec":{"unschedulable":true}}')).toMatch(/patched/);
-    expect((await ok("get", "nodes", "--field-selector", "spec.unschedulable=true", "-o", "name")).trim()).toBe("node/k1");
+    expect((await ok("get", "nodes", "-l", "pool=worker", "--field-selector", "spec.unschedulable=true", "-o", "name")).trim()).toBe("node/k1");
     expect(await ok("patch", "configmap", "kc", "--type", "merge", "-p", '{"data":{"b":"2"}}')).toContain("configmap/kc patched");
     expect(await ok("patch", "configmap", "kc", "--type", "merge", "-p", '{"data":{"b":"2"}}')).toContain("patched (no change)");
     expect(await ok("patch", "mcp", "worker", "--type", "merge", "-p", '{"spec":{"paused":true}}')).toContain("patched");

@@ -95,7 +95,9 @@ describe("kube-api.md §16.2 conformance", () => {
     const noRv = { ...w.json, metadata: { name: "w3" }, spec: { size: 2 } };
     const r = await call(sim, "PUT", `${WIDGETS}/w3`, noRv);
     expect(r.status).toBe(422);
-    expect(r.json.message).toBe('Widget.example.com "w3" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update'.replace("Widget.example.com", "Widget"));
+    // The store names the resource here (plural.group), not the kind as schema validation does.
+    expect(r.json.message).toBe('widgets.example.com "w3" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
+    expect(r.json.details).toMatchObject({ name: "w3", group: "example.com", kind: "widgets" });
     expect(r.json.details.causes).toEqual([{ reason: "FieldValueInvalid", message: "Invalid value: 0x0: must be specified for an update", field: "metadata.resourceVersion" }]);
     const LEASES = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
     const created = await call(sim, "PUT", `${LEASES}/l3`, { metadata: { name: "l3" }, spec: { holderIdentity: "a", leaseDurationSeconds: 10 } });
@@ -182,11 +184,16 @@ describe("kube-api.md §16.2 conformance", () => {
     const meta = await call(sim, "PATCH", `${WIDGETS}/w8`, { metadata: { labels: { a: "b" } } }, { "content-type": "application/merge-patch+json" });
     expect(meta.json.metadata.generation).toBe(2);
     const n = await call(sim, "POST", "/api/v1/nodes", { metadata: { name: "n8" }, spec: {}, status: { phase: "Running" } });
-    expect(n.json.status).toEqual({ phase: "Running" });
+    // A real server returns a Node's status through Go types: nodeInfo and daemonEndpoints appear zero-valued
+    // (README, "Known differences"); kube-sim keeps the JSON as written.
+    if (onRealServer) expect(n.json.status).toMatchObject({ phase: "Running" });
+    else expect(n.json.status).toEqual({ phase: "Running" });
     expect(n.json.metadata.generation).toBeUndefined();
     const np = await call(sim, "PATCH", "/api/v1/nodes/n8", { spec: { unschedulable: true }, status: { phase: "X" } }, { "content-type": "application/merge-patch+json" });
-    expect(np.json.status).toEqual({ phase: "Running" });
-    expect(np.json.spec).toEqual({ unschedulable: true });
+    expect(np.json.status).toEqual(n.json.status);
+    // A real server's TaintNodesByCondition admission adds a not-ready taint to a new Node (README, "Known differences").
+    if (onRealServer) expect(np.json.spec).toEqual({ unschedulable: true, taints: [{ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }] });
+    else expect(np.json.spec).toEqual({ unschedulable: true });
   });
 
   it("9. pruning: unknown CR fields are dropped unless the schema preserves them; type errors → 422 with causes", async () => {
@@ -202,7 +209,9 @@ describe("kube-api.md §16.2 conformance", () => {
     const bad = await call(sim, "POST", WIDGETS, { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w9b" }, spec: { size: "big", color: "green" } });
     expect(bad.status).toBe(422);
     expect(bad.json.reason).toBe("Invalid");
-    expect(bad.json.details.causes.map((x: any) => x.field)).toEqual(["spec.size", "spec.color"]);
+    expect(bad.json.message).toMatch(/^Widget\.example\.com "w9b" is invalid: \[/);
+    // kube-apiserver's order follows Go map iteration and varies from call to call; kube-sim's is the schema's.
+    expect(bad.json.details.causes.map((x: any) => x.field).sort()).toEqual(["spec.color", "spec.size"]);
   });
 
   it("10. patch semantics per content type", async () => {
@@ -217,15 +226,16 @@ describe("kube-api.md §16.2 conformance", () => {
       message:
         "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
       reason: "UnsupportedMediaType",
-      details: {},
       code: 415,
     });
     const conds = { status: { conditions: [{ type: "Ready", status: "True" }, { type: "MemoryPressure", status: "False" }] } };
     await call(sim, "POST", "/api/v1/nodes", { metadata: { name: "n10" }, ...conds });
     const s = await call(sim, "PATCH", "/api/v1/nodes/n10/status", { status: { conditions: [{ type: "MemoryPressure", status: "True" }] } }, { "content-type": "application/strategic-merge-patch+json" });
-    expect(s.json.status.conditions).toEqual([{ type: "Ready", status: "True" }, { type: "MemoryPressure", status: "True" }]);
+    // A real server adds the zero-valued times (null) of the Go type (README, "Known differences").
+    const written = (cs: any[]) => (onRealServer ? cs.map(({ type, status }) => ({ type, status })) : cs);
+    expect(written(s.json.status.conditions)).toEqual([{ type: "Ready", status: "True" }, { type: "MemoryPressure", status: "True" }]);
     const m = await call(sim, "PATCH", "/api/v1/nodes/n10/status", { status: { conditions: [{ type: "Ready", status: "True" }] } }, { "content-type": "application/merge-patch+json" });
-    expect(m.json.status.conditions).toEqual([{ type: "Ready", status: "True" }]);
+    expect(written(m.json.status.conditions)).toEqual([{ type: "Ready", status: "True" }]);
     const t = await call(sim, "PATCH", "/api/v1/nodes/n10", [{ op: "test", path: "/metadata/name", value: "other" }], { "content-type": "application/json-patch+json" });
     expect(t.status).toBe(422);
     expect(t.json).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "the server rejected our request due to an error in our request", reason: "Invalid", details: {}, code: 422 });
@@ -233,8 +243,9 @@ describe("kube-api.md §16.2 conformance", () => {
     expect(na.status).toBe(400);
     expect(na.json.message).toBe("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
     const u = await call(sim, "PATCH", "/api/v1/nodes/n10", { a: 1 }, { "content-type": "text/plain" });
-    expect(u.status).toBe(415);
-    expect(u.json).toMatchObject({ message: "415: Unsupported Media Type", reason: "UnsupportedMediaType", code: 415 });
+    // The 1.20 oracle answers this one 406 NotAcceptable over HTTP/1.1 (415 over HTTP/2, as here); README.
+    if (realServerBefore(21) && u.status === 406) expect(u.json).toMatchObject({ reason: "NotAcceptable", code: 406 });
+    else expect(u.json).toMatchObject({ message: "415: Unsupported Media Type", reason: "UnsupportedMediaType", code: 415 });
   });
 
   it("11. deletion: finalizers defer, last finalizer removal deletes; bound pods stay Terminating", async () => {
