@@ -173,7 +173,6 @@ describe.skipIf(!hasOpenssl())("validating admission webhooks", () => {
       admission.createValidatingWebhookConfiguration({ body: { metadata: { name: "bad" }, webhooks: [{ name: "a.b.c", clientConfig: { url: "https://x" }, admissionReviewVersions: ["v1"] } as any] } }),
     );
     expect(bad.code).toBe(422);
-    // kube-sim names the kind without its group in Invalid messages (as everywhere in kube-sim).
     expect(bad.body.message).toBe('ValidatingWebhookConfiguration.admissionregistration.k8s.io "bad" is invalid: webhooks[0].sideEffects: Required value');
   });
 
