@@ -169,6 +169,11 @@ function compile(cacheDir, version, outDir) {
     );
     rmSync(outDir, { recursive: true, force: true });
     renameSync(staging, outDir);
+    // One version is enough: drop builds of older source package versions (110 MB each).
+    for (const name of readdirSync(cacheDir)) {
+      const dir = join(cacheDir, name);
+      if (name.startsWith('kube-apiserver-') && dir !== outDir) rmSync(dir, { recursive: true, force: true });
+    }
     log(`built in ${seconds} s: ${join(outDir, 'kube-apiserver')}`);
   } finally {
     rmSync(work, { recursive: true, force: true });

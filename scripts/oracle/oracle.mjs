@@ -31,7 +31,7 @@ const CONFORMANCE_USERS = [
   { token: 'lease-operator-token', name: 'lease-operator', uid: 'ops-1', groups: ['lockstep:ops'] },
   { token: 'bob-token', name: 'bob', uid: 'bob' },
 ];
-const STOP_GRACE_MS = 5_000;
+const STOP_GRACE_MS = 3_000;
 // kubeadm's default, and kube-sim's (so TokenRequest's default audience is the same on both).
 const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const SERVICE_CIDR = '10.96.0.0/16';
