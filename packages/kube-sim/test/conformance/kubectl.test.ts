@@ -98,15 +98,20 @@ describe("kubectl", () => {
         if (out.includes("changed")) resolve();
       });
     });
-    // kubectl prints the object (an empty line: no data.w yet) once it has read it; a change after that is in
-    // its watch, whether or not the watch request has reached the server yet.
+    // kubectl prints the object (an empty line: no data.w yet) once it has read it. Its watch may reach the server
+    // later (and not from the read's resourceVersion), so change the object until kubectl shows a change.
     await new Promise<void>((resolve) => {
       const printed = () => out.includes("\n") && resolve();
       child.stdout.on("data", printed);
       printed();
     });
-    const w = await call(sim, "PATCH", "/api/v1/namespaces/default/configmaps/kc", { data: { w: "changed" } }, { "content-type": "application/merge-patch+json" });
-    expect(w.status).toBe(200);
+    let shown = false;
+    void seen.then(() => (shown = true));
+    for (let i = 1; !shown && i <= 50; i++) {
+      const w = await call(sim, "PATCH", "/api/v1/namespaces/default/configmaps/kc", { data: { w: `changed-${i}` } }, { "content-type": "application/merge-patch+json" });
+      expect(w.status).toBe(200);
+      await Promise.race([seen, new Promise((r) => setTimeout(r, 200))]);
+    }
     await seen;
     child.kill();
     expect(out).toContain("changed");
