@@ -53,7 +53,9 @@ async function realServerFromEnv(env = process.env): Promise<RealServer | undefi
   return { url, token, ca, major: Number(version.json.major), minor, gitVersion: String(version.json.gitVersion) };
 }
 
-export const realServer: RealServer | undefined = await realServerFromEnv();
+// send() reads this one: `realServer` itself cannot be read while its top-level await is still running.
+let realServerFound: RealServer | undefined;
+export const realServer: RealServer | undefined = (realServerFound = await realServerFromEnv());
 /** True when the suite runs against a real kube-apiserver. */
 export const onRealServer = realServer !== undefined;
 
@@ -68,7 +70,6 @@ export const SIM_ONLY = {
   store: "kube-sim only: reads or writes kube-sim's store in process",
   options: "kube-sim only: needs a kube-sim started with its own options (controllers, seed, clock, history limit, users)",
   controllers: "kube-sim only: needs controllers (disruption, namespace, GC) that a bare kube-apiserver has not (no controller-manager)",
-  admission: "kube-sim only: reads kube-sim's record of admission webhook calls",
 } as const;
 
 /**
@@ -131,7 +132,7 @@ async function installCrdsOverHttp(ep: Endpoint, set: CrdSet): Promise<void> {
 function send(ep: Endpoint, path: string, options: RequestOptions, onResponse: (res: import("node:http").IncomingMessage) => void) {
   const url = `${ep.url}${path}`;
   if (url.startsWith("https:")) {
-    const ca = (ep as RealServer).ca ?? (realServer && ep.url === realServer.url ? realServer.ca : undefined);
+    const ca = (ep as RealServer).ca ?? (realServerFound && ep.url === realServerFound.url ? realServerFound.ca : undefined);
     return httpsRequest(url, { ...options, ...(ca ? { ca } : { rejectUnauthorized: false }) }, onResponse);
   }
   return httpRequest(url, options, onResponse);
