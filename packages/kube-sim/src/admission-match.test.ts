@@ -87,7 +87,7 @@ describe("defaulting and validation", () => {
     const errs = validatingWebhookConfigurationHooks.validate!(obj, undefined).map((e) => `${e.field}: ${e.detail}`);
     expect(errs).toEqual([
       'webhooks[0].name: Invalid value: "short.name": should be a domain with at least three segments separated by dots',
-      "webhooks[0].sideEffects: Required value",
+      "webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun",
       "webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1",
       'webhooks[1].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"',
       "webhooks[1].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds",

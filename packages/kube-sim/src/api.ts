@@ -92,12 +92,11 @@ function reviewOf(
   dryRun: boolean,
   options: Record<string, unknown>,
   subresource = r.subresource ?? "",
-  requestedName?: string,
 ): AdmissionRequest {
   const apiVersion = apiVersionOf(t.group, r.version);
   const asRequested = (o: KubeObject | undefined) => (o && o.apiVersion !== apiVersion ? { ...o, apiVersion } : o);
-  // On CREATE the name is the one the client sent: empty under generateName, as upstream.
-  const name = operation === "CREATE" && requestedName !== undefined ? requestedName : ((object ?? oldObject)?.metadata?.name ?? r.name ?? "");
+  // On CREATE under generateName, validating webhooks see the generated name (upstream's AdmissionToValidateObjectFunc).
+  const name = (object ?? oldObject)?.metadata?.name ?? r.name ?? "";
   const isNamespace = t.group === "" && t.plural === "namespaces";
   return {
     operation,
@@ -248,8 +247,6 @@ export async function handleResource(
                 user,
                 dryRun,
                 metaOptions("CreateOptions", { dryRun: dryRun ? ["All"] : undefined, fieldManager }),
-                undefined,
-                isPlainObject(body) && isPlainObject(body.metadata) && typeof body.metadata.name === "string" ? body.metadata.name : "",
               ),
               commit: () => (dryRun ? prepared : store.insertPrepared(t, prepared.obj)),
             };
@@ -257,6 +254,8 @@ export async function handleResource(
       return sendJson(res, 201, objectJson(e, apiVersion));
     }
     if (method === "DELETE") {
+      // kube-apiserver serves deletecollection of a namespaced type only inside a namespace.
+      if (t.namespaced && !ns) throw methodNotAllowed();
       const filter = filterFrom(t, r, query);
       const items = store.list(t, { filter }).items;
       const opts = deleteOptions(undefined, query);
@@ -265,7 +264,7 @@ export async function handleResource(
         const itemName = e.obj.metadata!.name!;
         try {
           if (!admissionOn(ctx)) store.delete(t, itemNs, itemName, opts);
-          else await admitDelete(ctx, res, t, { ...r, name: itemName, namespace: itemNs }, itemNs, itemName, opts, user);
+          else await admitDelete(ctx, res, t, { ...r, name: itemName, namespace: itemNs }, itemNs, itemName, opts, user, r.namespace ?? "");
         } catch (err) {
           if (!(err instanceof KubeError && err.code === 404)) throw err;
         }
@@ -392,6 +391,8 @@ function admitDelete(
   name: string,
   opts: DeleteOptions,
   user: UserInfo,
+  /** Set for deletecollection: the request's namespace ("" cluster-wide). */
+  collectionNamespace?: string,
 ): Promise<DeleteResult> {
   const { store } = ctx;
   return admitted(ctx, res, () => {
@@ -403,8 +404,12 @@ function admitDelete(
       propagationPolicy: opts.propagationPolicy,
       dryRun: opts.dryRun ? ["All"] : undefined,
     });
+    const review = reviewOf(t, { ...r, subresource: undefined }, "DELETE", undefined, old.obj, user, opts.dryRun === true, options);
+    // kube-apiserver reviews each object of a deletecollection with the collection's attributes: no name, the
+    // request's namespace (the object is in oldObject).
+    if (collectionNamespace !== undefined) Object.assign(review, { name: "", namespace: collectionNamespace });
     return {
-      review: reviewOf(t, { ...r, subresource: undefined }, "DELETE", undefined, old.obj, user, opts.dryRun === true, options),
+      review,
       commit: () => (store.getEntry(t, ns, name) === old ? store.delete(t, ns, name, opts) : undefined),
     };
   });

@@ -214,7 +214,8 @@ export class Authenticator {
     if (this.clock().getTime() / 1000 >= c.exp) return fail("service account token has expired");
     const k = c["kubernetes.io"];
     const saUid = this.lookup("ServiceAccount", k.namespace, k.serviceaccount.name);
-    if (saUid === undefined) return fail(`serviceaccount ${JSON.stringify(k.serviceaccount.name)} not found`);
+    // kube-apiserver's getter falls back to a GET, whose NotFound names the resource (plural).
+    if (saUid === undefined) return fail(`serviceaccounts ${JSON.stringify(k.serviceaccount.name)} not found`);
     if (saUid !== k.serviceaccount.uid) return fail(`service account UID (${saUid}) does not match claim (${k.serviceaccount.uid})`);
     const extra: Record<string, string[]> = { "authentication.kubernetes.io/credential-id": [`JTI=${c.jti}`] };
     for (const [kind, ref] of [

@@ -154,7 +154,9 @@ export function invalid(r: ResourceRef, name: string, errs: FieldError[]): KubeE
   const joined = texts.length === 1 ? texts[0] : `[${texts.join(", ")}]`;
   const d = resourceDetails(r, name, r.kind);
   d.causes = errs.map((e) => ({ reason: e.reason, message: e.detail, field: e.field }));
-  return new KubeError(failure(422, `${r.kind} "${name}" is invalid: ${joined}`, "Invalid", d));
+  // Go's GroupKind.String(): "Kind.group" for grouped types, as kube-apiserver's message has it.
+  const qualified = r.group === "" ? r.kind : `${r.kind}.${r.group}`;
+  return new KubeError(failure(422, `${qualified} "${name}" is invalid: ${joined}`, "Invalid", d));
 }
 
 export function badRequest(message: string): KubeError {
@@ -163,6 +165,11 @@ export function badRequest(message: string): KubeError {
 
 export function unsupportedMediaType(message = "415: Unsupported Media Type"): KubeError {
   return new KubeError(failure(415, message, "UnsupportedMediaType", {}));
+}
+
+/** A strategic merge patch on a custom resource: kube-apiserver's Status here has no details. */
+export function smpOnCustomResource(): KubeError {
+  return new KubeError(failure(415, SMP_ON_CUSTOM_MESSAGE, "UnsupportedMediaType"));
 }
 
 export const SMP_ON_CUSTOM_MESSAGE =

@@ -127,7 +127,7 @@ function invalidReview(group: string, kind: string, name: string, errs: FieldErr
   const joined = texts.length === 1 ? texts[0] : `[${texts.join(", ")}]`;
   return new KubeError(
     failure(422, `${kind}.${group} ${JSON.stringify(name)} is invalid: ${joined}`, "Invalid", {
-      name,
+      ...(name ? { name } : {}),
       group,
       kind,
       causes: errs.map((e) => ({ reason: e.reason, message: e.detail, field: e.field })),
@@ -254,19 +254,23 @@ export function tokenRequest(ctx: ReviewContext, namespace: string, name: string
       const t = ctx.store.registry.get("", ref.kind === "Pod" ? "pods" : "secrets")!;
       const obj = ctx.store.get(t, namespace, ref.name as string).obj;
       const uid = obj.metadata!.uid!;
+      if (ref.kind === "Pod" && ((obj.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName ?? "") !== name)
+        throw badRequest(`cannot bind token for serviceaccount ${JSON.stringify(name)} to pod running with different serviceaccount name.`);
       if (ref.uid && ref.uid !== uid)
         throw new KubeError(
           failure(
             409,
-            `Operation cannot be fulfilled on ${t.plural} "${String(ref.name)}": the UID in the bound object reference (${String(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`,
+            // kube-apiserver puts the bound object's kind where a resource would be.
+            `Operation cannot be fulfilled on ${ref.kind} "${String(ref.name)}": the UID in the bound object reference (${String(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`,
             "Conflict",
-            { name: String(ref.name), kind: t.plural },
+            { name: String(ref.name), kind: ref.kind },
           ),
         );
       bound = { kind: ref.kind, name: ref.name as string, uid };
     }
   }
-  if (errs.length) throw invalidReview(AUTHN_GROUP, kind, name, errs);
+  // kube-apiserver names no object in this error (the TokenRequest has no name of its own).
+  if (errs.length) throw invalidReview(AUTHN_GROUP, kind, "", errs);
   if (!sa.metadata?.uid || sa.metadata.deletionTimestamp) throw notFound(saType, name);
   const issued = ctx.authn.issue({ namespace, name, uid: sa.metadata.uid }, { audiences, expirationSeconds, bound });
   const outSpec: Record<string, unknown> = { audiences, expirationSeconds, boundObjectRef: bound ? { kind: bound.kind, apiVersion: "v1", name: bound.name, uid: bound.uid } : null };

@@ -15,7 +15,7 @@ import {
   failure,
   notFound,
   preconditionConflict,
-  SMP_ON_CUSTOM_MESSAGE,
+  smpOnCustomResource,
   successStatus,
   unsupportedMediaType,
   type FieldError,
@@ -513,7 +513,8 @@ export class Store {
     }
     const rv = meta.resourceVersion;
     if (!rv && !t.unconditionalUpdate)
-      throw invalid(t, name, [{ reason: "FieldValueInvalid", field: "metadata.resourceVersion", detail: "Invalid value: 0x0: must be specified for an update" }]);
+      // kube-apiserver's store names the resource (plural.group) here, not the kind.
+      throw invalid({ ...t, kind: t.plural }, name, [{ reason: "FieldValueInvalid", field: "metadata.resourceVersion", detail: "Invalid value: 0x0: must be specified for an update" }]);
     if (rv && rv !== old.obj.metadata!.resourceVersion) throw conflict(t, name);
     return this.applyUpdate(s, key, old, clone(body) as KubeObject, opts);
   }
@@ -543,7 +544,7 @@ export class Store {
         patched = mergePatch(old.obj, body);
         break;
       case PATCH_TYPES.strategic:
-        if (t.custom) throw unsupportedMediaType(SMP_ON_CUSTOM_MESSAGE);
+        if (t.custom) throw smpOnCustomResource();
         if (!isPlainObject(body)) throw badRequest("the body of the patch is not a JSON object");
         if (!old) throw notFound(t, name);
         patched = strategicMerge(old.obj, body);

@@ -95,7 +95,7 @@ function validateWebhook(w: unknown, p: string, names: Set<string>): FieldError[
     });
   if (!["Fail", "Ignore"].includes(w.failurePolicy)) errs.push(fieldNotSupported(`${p}.failurePolicy`, w.failurePolicy, ["Fail", "Ignore"]));
   if (!["Exact", "Equivalent"].includes(w.matchPolicy)) errs.push(fieldNotSupported(`${p}.matchPolicy`, w.matchPolicy, ["Equivalent", "Exact"]));
-  if (w.sideEffects === undefined || w.sideEffects === null) errs.push(fieldRequired(`${p}.sideEffects`, ""));
+  if (w.sideEffects === undefined || w.sideEffects === null) errs.push(fieldRequired(`${p}.sideEffects`, `must specify one of ${SIDE_EFFECTS.join(", ")}`));
   else if (!SIDE_EFFECTS.includes(w.sideEffects)) errs.push(fieldNotSupported(`${p}.sideEffects`, w.sideEffects, SIDE_EFFECTS));
   const t = w.timeoutSeconds;
   if (typeof t !== "number" || !Number.isInteger(t) || t < 1 || t > 30)

@@ -2,7 +2,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubeConfigFor, startKubeSim, type KubeSim } from "../../src/index.js";
-import { call, until } from "../helpers.js";
+import { call, onRealServer, SIM_ONLY, until } from "../helpers.js";
 
 let sim: KubeSim;
 let kc: k8s.KubeConfig;
@@ -48,7 +48,8 @@ async function serverSnapshot(): Promise<string[]> {
 }
 
 describe("fault injection", () => {
-  it("an informer survives periodic dropped watches, forced 410s and compaction, ending with the right cache", async () => {
+  it("an informer survives periodic dropped watches, forced 410s and compaction, ending with the right cache", async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.faults);
     const inf = resilientInformer();
     await inf.informer.start();
     sim.faults.set({ seed: 5, dropWatchesEveryMs: 30 });
@@ -70,7 +71,8 @@ describe("fault injection", () => {
     expect(inf.snapshot()).toEqual(want);
   });
 
-  it("a non-410 watch error stops a plain informer; a restarting one recovers (pitfall 13)", async () => {
+  it("a non-410 watch error stops a plain informer; a restarting one recovers (pitfall 13)", async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.faults);
     const inf = resilientInformer();
     await inf.informer.start();
     sim.faults.set({ errors: [{ code: 500, probability: 1, verb: "watch", resource: "configmaps" }] });
@@ -82,7 +84,8 @@ describe("fault injection", () => {
     await inf.stop();
   });
 
-  it("injected 409/429/500/503 surface to client-node with their codes; other verbs are untouched", async () => {
+  it("injected 409/429/500/503 surface to client-node with their codes; other verbs are untouched", async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.faults);
     for (const code of [409, 429, 500, 503] as const) {
       sim.faults.set({ errors: [{ code, probability: 1, verb: "create", resource: "configmaps" }] });
       try {
@@ -99,7 +102,8 @@ describe("fault injection", () => {
     sim.faults.clear();
   });
 
-  it("the admin endpoint sets faults from --fault specs; outages answer 503 or refuse connections", async () => {
+  it("the admin endpoint sets faults from --fault specs; outages answer 503 or refuse connections", async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.faults);
     const set = await call(sim, "POST", "/_sim/faults", { specs: ["error=409:1:verb=update:resource=nodes", "latency=1ms"] });
     expect(set.status).toBe(200);
     expect(set.json.errors).toEqual([{ code: 409, probability: 1, verb: "update", resource: "nodes" }]);

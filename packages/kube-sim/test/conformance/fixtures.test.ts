@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { ocUpgradeStatusDir } from "@lockstep/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseObjects, startKubeSim, type KubeSim } from "../../src/index.js";
-import { call } from "../helpers.js";
+import { call, onRealServer, SIM_ONLY } from "../helpers.js";
 import { readFileSync } from "node:fs";
 
 const fixtures = ocUpgradeStatusDir();
@@ -21,7 +21,8 @@ afterAll(async () => {
 });
 
 describe("loading fixtures", () => {
-  it(`serves the ${scenario} recording with its objects, uids and status intact`, async () => {
+  it(`serves the ${scenario} recording with its objects, uids and status intact`, async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.store);
     expect(files.length).toBe(5);
     const expected = files.flatMap((f) => parseObjects(readFileSync(f, "utf8"), f));
     const sim = await startKubeSim({ crds: "openshift", load: files });
@@ -46,7 +47,8 @@ describe("loading fixtures", () => {
     expect(cos.json.items).toHaveLength(expected.filter((o) => o.kind === "ClusterOperator").length);
   });
 
-  it("dumps the store and serves the dump again identically", async () => {
+  it("dumps the store and serves the dump again identically", async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.store);
     const a = await startKubeSim({ crds: "openshift", load: files });
     sims.push(a);
     const dir = mkdtempSync(join(tmpdir(), "kube-sim-dump-"));
@@ -64,7 +66,8 @@ describe("loading fixtures", () => {
     }
   });
 
-  it("reports objects of unknown kinds clearly", async () => {
+  it("reports objects of unknown kinds clearly", async (ctx) => {
+    ctx.skip(onRealServer, SIM_ONLY.store);
     await expect(startKubeSim({ load: files })).rejects.toThrow(/no kind "\w+" is registered for version "[a-z.]+\/v1"/);
   });
 });
