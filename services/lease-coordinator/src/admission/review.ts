@@ -45,7 +45,9 @@ export function parseAdmissionReview(body: unknown): { ok: true; request: Admiss
       group: str(r.resource?.group),
       resource: str(r.resource?.resource),
       subResource: str(r.subResource),
-      name: str(r.name),
+      // A deletecollection (`kubectl delete nodes --all`) reviews each object with no name: the
+      // object's own name is the one the webhook must judge, or such a deletion would pass unjudged.
+      name: str(r.name) || str(r.oldObject?.metadata?.name) || str(r.object?.metadata?.name),
       namespace: str(r.namespace),
       operation: r.operation,
       userInfo: {
