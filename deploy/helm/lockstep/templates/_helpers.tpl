@@ -147,6 +147,14 @@ lease-coordinator demands one from every caller.
   {{- end }}
   value: {{ join "," $ns | quote }}
 {{- include "lockstep.env.bootImages" . }}
+- name: SIGNAL_SOURCES
+  value: {{ default (list "none") .v.signalSources | join "," | quote }}
+- name: KURED_NAMESPACE
+  value: {{ .v.kured.namespace | quote }}
+- name: KURED_DAEMONSET
+  value: {{ .v.kured.daemonSet | quote }}
+- name: KURED_LOCK_ANNOTATION
+  value: {{ .v.kured.lockAnnotation | quote }}
 {{- end }}
 
 {{- define "lockstep.env.lease-coordinator" }}
@@ -169,6 +177,12 @@ lease-coordinator demands one from every caller.
   value: {{ .v.sweepInterval | quote }}
 - name: BUDGET_RESYNC
   value: {{ .v.budgetResync | quote }}
+- name: LEASE_ADAPTERS
+  value: {{ default (list "none") .v.adapters | join "," | quote }}
+- name: LEASE_ADAPTER_DURATION
+  value: {{ .v.adapterDuration | quote }}
+- name: LEASE_ADAPTER_RESYNC
+  value: {{ .v.adapterResync | quote }}
 - name: LEASE_AUTH
   value: {{ .root.Values.leaseAuth.mode | quote }}
 - name: LEASE_AUTH_CACHE_TTL

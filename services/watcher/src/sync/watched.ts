@@ -57,23 +57,6 @@ export type SignalSourceName = (typeof SIGNAL_SOURCES)[number];
 
 export const KURED_DEFAULTS = { namespace: "kube-system", name: "kured", annotation: KURED_LOCK_ANNOTATION } as const;
 
-const signalResource = (t: { group: string; version: string; kind: string; plural: string }, namespaced: boolean): ResourceType => ({
-  apiVersion: `${t.group}/${t.version}`,
-  kind: t.kind,
-  plural: t.plural,
-  namespaced,
-  optional: true,
-});
-
-/** Disruptors' own kinds (the lease adapters): absent CRDs are skipped and looked for again later. */
-export const SignalResources = {
-  nodeMaintenance: signalResource(NODE_MAINTENANCE, false),
-  selfNodeRemediation: signalResource(SELF_NODE_REMEDIATION, true),
-  fenceAgentsRemediation: signalResource(FENCE_AGENTS_REMEDIATION, true),
-  machine: signalResource(MACHINE, true),
-  daemonSet: { apiVersion: "apps/v1", kind: "DaemonSet", plural: "daemonsets", namespaced: true },
-} as const satisfies Record<string, ResourceType>;
-
 export function watchedResources(s: WatchSettings): Watched[] {
   const sources = new Set<SignalSourceName>(s.signalSources ?? SIGNAL_SOURCES);
   const out: Watched[] = [
@@ -103,18 +86,19 @@ export function watchedResources(s: WatchSettings): Watched[] {
     { name: "bootimagepolicies", resource: Resources.bootImagePolicy, kind: "bootImagePolicy", normalize: normalizeBootImagePolicy },
     { name: "disruptionbudgets", resource: Resources.disruptionBudget, kind: "disruptionBudget", normalize: normalizeDisruptionBudget },
   ];
-  const signals: Array<[SignalSourceName, string, ResourceType, string, (o: Obj) => unknown]> = [
-    ["nodemaintenance", "nodemaintenances", SignalResources.nodeMaintenance, NODE_MAINTENANCE.kind, normalizeNodeMaintenance],
-    ["selfnoderemediation", "selfnoderemediations", SignalResources.selfNodeRemediation, SELF_NODE_REMEDIATION.kind, normalizeSelfNodeRemediation],
-    ["fenceagentsremediation", "fenceagentsremediations", SignalResources.fenceAgentsRemediation, FENCE_AGENTS_REMEDIATION.kind, normalizeFenceAgentsRemediation],
-    ["machine", "machines", SignalResources.machine, MACHINE.kind, normalizeMachineSignal],
+  // Disruptors' own kinds (the lease adapters): absent CRDs are skipped and looked for again later.
+  const signals: Array<{ source: SignalSourceName; name: string; resource: ResourceType; signalKind: string; normalize: (o: Obj) => unknown }> = [
+    { source: "nodemaintenance", name: "nodemaintenances", resource: Resources.nodeMaintenance, signalKind: NODE_MAINTENANCE.kind, normalize: normalizeNodeMaintenance },
+    { source: "selfnoderemediation", name: "selfnoderemediations", resource: Resources.selfNodeRemediation, signalKind: SELF_NODE_REMEDIATION.kind, normalize: normalizeSelfNodeRemediation },
+    { source: "fenceagentsremediation", name: "fenceagentsremediations", resource: Resources.fenceAgentsRemediation, signalKind: FENCE_AGENTS_REMEDIATION.kind, normalize: normalizeFenceAgentsRemediation },
+    { source: "machine", name: "machines", resource: Resources.machine, signalKind: MACHINE.kind, normalize: normalizeMachineSignal },
   ];
-  for (const [source, name, resource, signalKind, normalize] of signals) if (sources.has(source)) out.push({ name, resource, kind: "nodeSignal", signalKind, normalize });
+  for (const { source, ...w } of signals) if (sources.has(source)) out.push({ ...w, kind: "nodeSignal" });
   if (sources.has("kured")) {
     const kured = s.kured ?? KURED_DEFAULTS;
     out.push({
       name: "kured",
-      resource: SignalResources.daemonSet,
+      resource: Resources.daemonSet,
       kind: "nodeSignal",
       signalKind: "DaemonSet",
       namespace: kured.namespace,
