@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { STEPS } from "./story.js";
 
 const demoMain = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const hasTmux = spawnSync("sh", ["-c", "command -v tmux"], { stdio: "ignore" }).status === 0;
@@ -48,9 +49,9 @@ describe.skipIf(!hasTmux)("the demo in an 80x24 terminal", () => {
       screens++;
       if (lines.length > 24) wrong.push(`${lines.length} lines`);
       const text = lines.join("\n");
-      if (!/^ ▶ \d+\/15 /m.test(text) && !/^ [✔✘] /m.test(lines[1] ?? "")) wrong.push(`no current step:\n${text}`);
+      if (!new RegExp(`^ ▶ \\d+/${STEPS.length} `, "m").test(text) && !/^ [✔✘] /m.test(lines[1] ?? "")) wrong.push(`no current step:\n${text}`);
       if (/^ ✘ /m.test(text)) throw new Error(`a step failed:\n${text}`);
-      if (lines[1]?.startsWith(" ✔ All 15 steps happened")) final = lines;
+      if (lines[1]?.startsWith(` ✔ All ${STEPS.length} steps happened`)) final = lines;
     }
     expect(wrong).toEqual([]);
     expect(screens).toBeGreaterThan(10);
