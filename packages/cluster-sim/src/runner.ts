@@ -7,13 +7,15 @@ import { renderedName } from "./release.js";
 import type { Scenario, Step, WaitCondition, Assertion } from "./scenario.js";
 import { startSimulation, type Simulation } from "./simulation.js";
 import { writeSnapshot } from "./snapshot.js";
-import type { SimLogger } from "./context.js";
+import type { LeaseMode, SimLogger } from "./context.js";
 import { annotationsOf, conditionOf, type KubeObject } from "./types.js";
 
 export interface RunOptions {
   kc: KubeConfig;
   timeScale?: number;
   seed?: number;
+  /** Overrides the scenario's `leases:` mode. */
+  leases?: LeaseMode;
   leaser?: NodeLeaser;
   snapshotDir?: string;
   /** One line per step, for the CLI. */
@@ -33,7 +35,7 @@ export interface RunResult {
 
 export async function runScenario(sc: Scenario, o: RunOptions): Promise<RunResult> {
   const report = o.report ?? (() => undefined);
-  const leases = sc.leases ?? "cooperate";
+  const leases = o.leases ?? sc.leases ?? "cooperate";
   const leaser = o.leaser ?? (leases === "enforced" ? undefined : sc.leaser === "local" ? new LocalLeaser() : noopLeaser);
   const sim = await startSimulation({
     kc: o.kc,

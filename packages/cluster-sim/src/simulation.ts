@@ -53,8 +53,6 @@ export interface SimulationOptions {
   rebootingState?: boolean;
   writeConcurrency?: number;
   logger?: SimLogger;
-  /** Virtual start time (default: now). */
-  start?: Date;
 }
 
 export interface Simulation {
@@ -83,13 +81,13 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
   const leases = o.leases ?? "cooperate";
   if (leases !== "cooperate" && leases !== "enforced") throw new Error(`cluster-sim: leases must be "cooperate" or "enforced", got ${JSON.stringify(leases)}`);
   if (leases === "enforced" && o.leaser !== undefined && o.leaser !== noopLeaser) throw new Error('cluster-sim: a leaser is asked only in the "cooperate" lease mode; in "enforced" mode nothing asks for a lease');
-  const clock = scaledClock(o.timeScale ?? 1, o.start);
+  const clock = scaledClock(o.timeScale ?? 1);
   const writer = new KubeWriter(o.kc, o.writeConcurrency ?? 64);
   const wheel = new TimerWheel();
   const poolRoles = poolRolesOf(o.spec);
   let created = 0;
   if (o.generate !== false) {
-    const gen = generateCluster({ ...o.spec, seed }, clock.now());
+    const gen = generateCluster({ ...o.spec, seed }, clock.now(), clock.timeScale);
     created = (await applyObjects(writer, gen.objects)).created;
   }
   // The MCO's own users in the enforced mode (after the generated namespaces exist).

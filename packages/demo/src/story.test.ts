@@ -1,7 +1,7 @@
 // A stalled step says what it waits for and why, while it waits and when it gives up.
 import { describe, expect, it } from "vitest";
 import type { Environment } from "./environment.js";
-import { NotYet, StepFailed, waitUntil, type StoryContext } from "./story.js";
+import { NotYet, StepFailed, nodeMessageLine, waitUntil, type StoryContext } from "./story.js";
 
 const context = (down: string[], reports: string[]): StoryContext =>
   ({
@@ -84,5 +84,13 @@ describe("mcpLine", () => {
     };
     expect(mcpLine(pool)).toBe("oc get mcp worker: UPDATED=False UPDATING=True DEGRADED=True MACHINECOUNT=6 READYMACHINECOUNT=4 UPDATEDMACHINECOUNT=4 DEGRADEDMACHINECOUNT=1");
     expect(mcpLine(undefined)).toBe("pool not found");
+  });
+});
+
+describe("nodeMessageLine", () => {
+  it("puts the node's name back where the MESSAGE cell says <node>, first line only", () => {
+    const cell = "failed to drain node: <node> after 1 hour. Please see machine-config-controller logs for more information\nsecond line";
+    expect(nodeMessageLine("demo-worker-a-1", cell)).toBe("failed to drain node: demo-worker-a-1 after 1 hour. Please see machine-config-controller logs for more information");
+    expect(nodeMessageLine("demo-worker-a-1", "")).toBe("");
   });
 });

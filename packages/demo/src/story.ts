@@ -114,6 +114,14 @@ async function status(c: StoryContext): Promise<UpdateStatus> {
 
 const nodeRecord = (st: UpdateStatus, name: string) => st.nodes.find((n) => n.name === name)?.record;
 
+/**
+ * A node's MESSAGE cell as a line of its own. The cell writes the node's own name as `<node>` (oc's
+ * table does: the NAME column has it); out of the table the name goes back in.
+ */
+export function nodeMessageLine(node: string, messageCell: string): string {
+  return (messageCell.split("\n")[0] ?? "").split("<node>").join(node);
+}
+
 /** The maintenance lease's holder: every refusal must name it. */
 export const ADMIN = "admin@example.com";
 const MCC_USER = serviceAccountUser(MCO_CONTROLLER_SA);
@@ -233,7 +241,7 @@ export const STEPS: Step[] = [
         if (r?.assessment !== "Degraded") throw new NotYet(`${s.blockedNode} is ${r?.assessment ?? "unknown"}/${r?.phase ?? "unknown"}`);
         return r;
       });
-      return `${s.blockedNode}: ${rec.messageCell.split("\n")[0]}`;
+      return `${s.blockedNode}: ${nodeMessageLine(s.blockedNode, rec.messageCell)}`;
     },
   },
   {

@@ -1,7 +1,7 @@
 // `lockstep sim`: the cluster simulator. `sim run` plays a scenario against an API server (or an
 // embedded kube-sim); `sim generate` prints or creates a generated cluster.
 import { readFile } from "node:fs/promises";
-import { applyObjects, generateCluster, KubeWriter, kubeConfigForUrl, loadKubeConfig, loadScenario, parseClusterSpec, runScenario } from "@lockstep/cluster-sim";
+import { applyObjects, generateCluster, KubeWriter, kubeConfigForUrl, loadKubeConfig, loadScenario, parseClusterSpec, runScenario, type LeaseMode } from "@lockstep/cluster-sim";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { parse, stringify } from "yaml";
@@ -50,15 +50,21 @@ export function register(program: Command): void {
     .option("--embedded", "start kube-sim in-process (the default when no server is given)")
     .option("--time-scale <x>", "simulated seconds per real second (overrides the scenario)", positive("--time-scale"))
     .option("--seed <n>", "random seed (overrides the scenario)", positive("--seed"))
+    .addOption(
+      new Option("--leases <mode>", "cooperate: the MCO asks Lockstep before updating a node; enforced: it asks no one, writes as its ServiceAccounts (overrides the scenario)").choices([
+        "cooperate",
+        "enforced",
+      ]),
+    )
     .option("--snapshot-dir <dir>", "write snapshot steps as status fixture files here")
     .option("--keep-running", "keep simulating after the last step (Ctrl-C to stop)", false)
-    .action(async (f: { scenario: string; server?: string; kubeconfig?: string; embedded?: boolean; timeScale?: number; seed?: number; snapshotDir?: string; keepRunning: boolean }) => {
+    .action(async (f: { scenario: string; server?: string; kubeconfig?: string; embedded?: boolean; timeScale?: number; seed?: number; leases?: LeaseMode; snapshotDir?: string; keepRunning: boolean }) => {
       const sc = await usage(() => loadScenario(f.scenario));
       const { kc, sim: ks, where } = await connect(f);
       const say = (l: string) => process.stdout.write(`${l}\n`);
-      say(`scenario ${sc.name} on ${where}, time scale ${f.timeScale ?? sc.timeScale}x, seed ${f.seed ?? sc.seed}`);
+      say(`scenario ${sc.name} on ${where}, time scale ${f.timeScale ?? sc.timeScale}x, seed ${f.seed ?? sc.seed}, leases ${f.leases ?? sc.leases ?? "cooperate"}`);
       try {
-        const r = await runScenario(sc, { kc, timeScale: f.timeScale, seed: f.seed, snapshotDir: f.snapshotDir, report: say, keepRunning: f.keepRunning });
+        const r = await runScenario(sc, { kc, timeScale: f.timeScale, seed: f.seed, leases: f.leases, snapshotDir: f.snapshotDir, report: say, keepRunning: f.keepRunning });
         const st = r.sim.stats();
         say(`scenario ${sc.name} passed in ${(r.elapsedMs / 1000).toFixed(1)} s: ${st.writes} API writes (${st.conflicts} conflicts), ${st.heartbeats} heartbeats`);
         if (f.keepRunning) {

@@ -41,7 +41,7 @@ export class CvoActor {
     const cv = world.get("cv", "version");
     if (!cv) return;
     const mcs = new Set(world.list("mc").map((m) => m.metadata.name));
-    const { actions, wakeAt } = cvoStep({ cv, operators: world.list("co"), pools: world.list("pool"), machineConfigs: mcs }, clock.now(), { seed, timing });
+    const { actions, wakeAt } = cvoStep({ cv, operators: world.list("co"), pools: world.list("pool"), machineConfigs: mcs }, clock.now(), { seed, timing, timeScale: clock.timeScale });
     try {
       for (const a of actions) {
         switch (a.type) {
@@ -73,6 +73,6 @@ export class CvoActor {
       this.kick(200);
       return;
     }
-    if (wakeAt !== undefined) this.kick(clock.realMs(wakeAt - clock.now().getTime()) + 5);
+    if (wakeAt !== undefined) this.kick(Math.max(0, wakeAt - clock.now().getTime()) + 5);
   }
 }

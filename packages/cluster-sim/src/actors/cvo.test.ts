@@ -104,4 +104,21 @@ describe("CVO progress", () => {
     expect(s.cos.every((c) => c.status.versions.find((v: { name: string }) => v.name === "operator").version === "4.15.5")).toBe(true);
     expect(s.cv.status.conditions.find((c: { type: string }) => c.type === "Progressing")).toMatchObject({ status: "False", message: "Cluster version is 4.15.5" });
   });
+
+  it("times stages in simulated seconds against wall-clock stamps: 60 s of operator update take 1 s at 60x", () => {
+    const s = cluster();
+    s.cv = withDesired(s.cv, "4.15.5");
+    const mcs = new Set<string>();
+    const scaled = { ...opts, timeScale: 60 };
+    const at = (ms: number) => cvoStep({ cv: s.cv, operators: s.cos, pools: s.pools, machineConfigs: mcs }, new Date(T0.getTime() + ms), scaled);
+    const accepted = at(0).actions.find((a) => a.type === "cvStatus")!;
+    s.cv = { ...s.cv, status: accepted.type === "cvStatus" ? accepted.status : undefined };
+    expect(s.cv.status.history[0]).toMatchObject({ version: "4.15.5", state: "Partial", startedTime: "2026-01-01T00:00:00Z" });
+    const started = at(0);
+    expect(started.wakeAt).toBe(T0.getTime() + 1_000);
+    for (const a of started.actions) if (a.type === "coStatus") s.cos = s.cos.map((c) => (c.metadata.name === a.name ? { ...c, status: a.status } : c));
+    const finished = (ms: number) => at(ms).actions.some((a) => a.type === "coStatus" && (a.status.conditions as Condition[]).some((c) => c.type === "Available" && c.lastTransitionTime !== "2026-01-01T00:00:00Z"));
+    expect(finished(999)).toBe(false);
+    expect(finished(1_000)).toBe(true);
+  });
 });

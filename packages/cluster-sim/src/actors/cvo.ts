@@ -5,7 +5,7 @@
 import { rfc3339 } from "../clock.js";
 import { MACHINE_CONFIG_OPERATOR, OPERATORS, operatorVersions, type OperatorDef } from "../generate/operators.js";
 import { releaseImage, renderedName, sameMinor } from "../release.js";
-import { stageSeconds, type Timing } from "../timing.js";
+import { stageSeconds, type Stage, type Timing } from "../timing.js";
 import { conditionOf, setCondition, type Condition, type KubeObject } from "../types.js";
 
 export type CvoAction =
@@ -24,6 +24,8 @@ export interface CvoView {
 export interface CvoOptions {
   seed: number;
   timing: Pick<Timing, "operator" | "cvoAccept">;
+  /** Simulated seconds per real second: stages are simulated durations, stamps and `now` wall-clock (clock.ts). Default 1. */
+  timeScale?: number;
 }
 
 export interface CvoResult {
@@ -132,7 +134,8 @@ export function cvoStep(view: CvoView, nowDate: Date, o: CvoOptions): CvoResult 
   let doneOps = 0;
   let wakeAt: number | undefined;
   let waiting: string[] = [];
-  const acceptedAt = Date.parse(head.startedTime) + stageSeconds(o.timing.cvoAccept, o.seed, `accept/${target}`) * 1000;
+  const stageMs = (s: Stage, key: string) => (stageSeconds(s, o.seed, key) * 1000) / (o.timeScale ?? 1);
+  const acceptedAt = Date.parse(head.startedTime) + stageMs(o.timing.cvoAccept, `accept/${target}`);
   for (const g of all) {
     const pending = g.filter((d) => !coAt(byName.get(d.name), target));
     doneOps += g.length - pending.length;
@@ -151,10 +154,10 @@ export function cvoStep(view: CvoView, nowDate: Date, o: CvoOptions): CvoResult 
         const conds = setCondition(co.status?.conditions, { type: "Progressing", status: "True", reason: "", message: workingMsg(target) }, now);
         actions.push({ type: "coStatus", name: d.name, status: { ...co.status, conditions: conds } });
         if (d.name === MACHINE_CONFIG_OPERATOR) actions.push(...renderAndRetarget(view, target));
-        wakeAt = Math.min(wakeAt ?? Infinity, nowDate.getTime() + stageSeconds(o.timing.operator, o.seed, `${d.name}/${target}`) * 1000);
+        wakeAt = Math.min(wakeAt ?? Infinity, nowDate.getTime() + stageMs(o.timing.operator, `${d.name}/${target}`));
         continue;
       }
-      const due = Date.parse(prog.lastTransitionTime ?? now) + stageSeconds(o.timing.operator, o.seed, `${d.name}/${target}`) * 1000;
+      const due = Date.parse(prog.lastTransitionTime ?? now) + stageMs(o.timing.operator, `${d.name}/${target}`);
       let ready = nowDate.getTime() >= due;
       if (d.name === MACHINE_CONFIG_OPERATOR) {
         actions.push(...renderAndRetarget(view, target));

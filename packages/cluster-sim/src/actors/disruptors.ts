@@ -36,8 +36,8 @@ export class RemediationAgent {
     }
     if (this.ctx.wheel.has(key)) return;
     const since = Date.parse(ready?.lastTransitionTime ?? "") || this.ctx.clock.now().getTime();
-    const due = since + this.o.graceSeconds * 1000 - this.ctx.clock.now().getTime();
-    this.ctx.wheel.schedule(key, this.ctx.clock.realMs(Math.max(0, due)), () => void this.fence(name));
+    const due = since + this.ctx.clock.realMs(this.o.graceSeconds * 1000) - this.ctx.clock.now().getTime();
+    this.ctx.wheel.schedule(key, Math.max(0, due), () => void this.fence(name));
   }
 
   private async fence(name: string): Promise<void> {

@@ -169,7 +169,7 @@ export class NodeAgent {
         this.drainStarted.delete(name);
         return;
       }
-      const elapsed = (nowMs - started.at) / 1000;
+      const elapsed = clock.virtualMs(nowMs - started.at) / 1000;
       if (blocked > 0 && elapsed >= timing.drainTimeout) await this.reportDrainFailure(name);
       // Evictions accepted: wait for the pods to go. Blocked: retry every minute, every 5 after 10.
       const retry = blocked === 0 ? 2 : elapsed >= timing.drainSlowAfter ? timing.drainRetrySlow : timing.drainRetry;

@@ -28,6 +28,25 @@ describe("generateCluster", () => {
     expect(infraPool.status.machineCount).toBe(2);
   });
 
+  it("places the generated past on the simulation's clock: compressed by the time scale, never after now", () => {
+    const spec = parseClusterSpec({ version: "4.15.3", history: ["4.15.1", "4.14.9"] });
+    const now = new Date("2026-01-01T00:00:00Z");
+    const historyOf = (scale: number) => generateCluster(spec, now, scale).objects.find((o) => o.kind === "ClusterVersion")!.status.history as Array<{ startedTime: string; completionTime: string }>;
+    const took = (h: { startedTime: string; completionTime: string }) => (Date.parse(h.completionTime) - Date.parse(h.startedTime)) / 1000;
+    const real = historyOf(1);
+    const scaled = historyOf(60);
+    expect(took(real[1]!)).toBe(72 * 60);
+    expect(took(scaled[1]!)).toBe(72);
+    // Newest first; the oldest update started three weeks before now, or three weeks / 60 at 60x.
+    expect(real.map((h) => Date.parse(h.startedTime)).every((t, i, all) => i === 0 || t < all[i - 1]!)).toBe(true);
+    expect(now.getTime() - Date.parse(real[2]!.startedTime)).toBe(21 * 86_400_000);
+    expect(now.getTime() - Date.parse(scaled[2]!.startedTime)).toBe((21 * 86_400_000) / 60);
+    const all = JSON.stringify(generateCluster(spec, now, 600).objects).match(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g)!;
+    expect(all.length).toBeGreaterThan(10);
+    expect(all.filter((t) => Date.parse(t) > now.getTime())).toEqual([]);
+    expect(() => generateCluster(spec, now, 0)).toThrow("time scale must be a positive number");
+  });
+
   it("boots MachineSets from the platform's image of the boot image release", () => {
     const ref = (platform: string) => {
       const g = generateCluster(parseClusterSpec({ platform, version: "4.15.3", history: ["4.13.4"], pools: [{ name: "worker", size: 3 }] }));

@@ -49,16 +49,18 @@ export function machineConfigPool(name: string, roles: string[], nodeSelector: R
   };
 }
 
-export function clusterVersion(spec: ClusterSpec, now: Date): KubeObject {
-  const t = (daysAgo: number) => rfc3339(new Date(now.getTime() - daysAgo * 86_400_000));
+/** `timeScale` compresses the generated past as the simulation's pacing (clock.ts), so durations read from history match the run. */
+export function clusterVersion(spec: ClusterSpec, now: Date, timeScale = 1): KubeObject {
+  const t = (daysAgo: number) => rfc3339(new Date(now.getTime() - (daysAgo * 86_400_000) / timeScale));
   const versions = [spec.version, ...spec.history];
   const history = versions.map((v, i) => ({
     state: "Completed",
     version: v,
     image: releaseImage(v),
     verified: i < versions.length - 1,
-    startedTime: t((versions.length - i) * 7),
-    completionTime: t((versions.length - i) * 7 - 0.05),
+    // Newest first, as the CVO keeps it: one update a week, 72 minutes each.
+    startedTime: t((i + 1) * 7),
+    completionTime: t((i + 1) * 7 - 0.05),
     acceptedRisks: undefined,
   })).map(({ acceptedRisks: _, ...h }) => h);
   const settled = history[0]!.completionTime;
@@ -94,7 +96,9 @@ export function clusterVersion(spec: ClusterSpec, now: Date): KubeObject {
 
 const namespace = (name: string): KubeObject => ({ apiVersion: "v1", kind: "Namespace", metadata: { name, labels: { [SIM_LABEL]: "true" } } });
 
-export function generateCluster(spec: ClusterSpec, now: Date = new Date()): GeneratedCluster {
+/** `now` is the wall clock; the past (history, settled conditions) lies `timeScale` times closer to it (clock.ts). */
+export function generateCluster(spec: ClusterSpec, now: Date = new Date(), timeScale = 1): GeneratedCluster {
+  if (!(timeScale > 0) || !Number.isFinite(timeScale)) throw new Error(`time scale must be a positive number, got ${timeScale}`);
   const ts = rfc3339(now);
   const infra = infraName(spec);
   const poolRoles = poolRolesOf(spec);
@@ -104,8 +108,8 @@ export function generateCluster(spec: ClusterSpec, now: Date = new Date()): Gene
   for (const ns of namespaces) objects.push(namespace(ns));
 
   objects.push(infrastructure(spec, infra, topology));
-  objects.push(clusterVersion(spec, now));
-  for (const def of OPERATORS) objects.push(clusterOperator(def, spec.version, rfc3339(new Date(now.getTime() - 3_600_000))));
+  objects.push(clusterVersion(spec, now, timeScale));
+  for (const def of OPERATORS) objects.push(clusterOperator(def, spec.version, rfc3339(new Date(now.getTime() - 3_600_000 / timeScale))));
   objects.push(bootImagesConfigMap(spec.version));
 
   // Sources per role, then rendered configs for the previous and current release of every pool.
