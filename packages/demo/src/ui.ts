@@ -2,12 +2,12 @@
 // cluster's pools and nodes (from the status-aggregator's structured answer) and the event log,
 // cut to fit the terminal so the title and the current step are always on screen.
 //
-// One clock: the demo's own wall clock. cluster-sim stamps objects on its simulation clock, which
-// runs `timeScale` times faster (so its timestamps lie ahead of the wall clock), while the services
-// measure those stamps against the wall clock; shown together they gave negative durations and
-// completion times in the future. So the view shows no time the services computed (Duration, SINCE,
-// estimated completion) — only times the demo measured itself: time since it started, how long the
-// current step has run, and when each event arrived.
+// One clock: the demo's own wall clock. cluster-sim stamps objects with the wall clock and squeezes
+// simulated durations by `timeScale` (packages/cluster-sim/README.md, "Time"), so the services'
+// figures are consistent, but they describe a cluster running `timeScale` times faster than the
+// demo's steps. So the view shows no time the services computed (Duration, SINCE, estimated
+// completion) — only times the demo measured itself: time since it started, how long the current
+// step has run, and when each event arrived.
 import type { NodeInsight, UpdateStatus } from "@lockstep/contracts";
 import { fit, pad, plain, style, visibleWidth } from "./ansi.js";
 import type { LoggedEvent } from "./events.js";
