@@ -1,0 +1,335 @@
+// Maintains the Update Status API objects from the aggregator's view. Reconciles state: every flush
+// of the view only marks what changed (nodes by name, the few cluster-level objects as a whole);
+// a pass computes those objects, compares them with what was last written or read, and writes only
+// the differences (create, one status merge patch, delete), through a token bucket. Passes never
+// overlap, so changes that arrive while one runs are batched into the next, and a node that changed
+// several times meanwhile costs one write.
+import { type ClusterOperator, type ClusterVersion, type Evaluation, formatRFC3339, type NodeRecord, wallClockNow } from "@lockstep/insights";
+import { isAlreadyExists, isNotFound } from "@lockstep/kube/lite";
+import { systemClock, TokenBucket } from "@lockstep/reconcile";
+import type { Logger } from "pino";
+import type { InsightApi } from "./client.js";
+import { listAll } from "./client.js";
+import {
+  clusterOperatorObject,
+  clusterVersionObject,
+  type DesiredObject,
+  healthObjects,
+  nodeObject,
+  objectKey,
+  poolObject,
+} from "./objects.js";
+import { sameStatus, settleStatus, statusPatch } from "./settle.js";
+import { type ApiMode, CRD_NAMES, decideMode, type ModeDecision } from "./stand-back.js";
+import { INSIGHT_KINDS, type InsightKind, type InsightObject, type InsightStatus, MANAGED_BY, MANAGED_BY_LABEL, UPDATE_API_VERSION } from "./types.js";
+
+/** What the writer reads of the aggregator (see aggregatorSource). */
+export interface WriterSource {
+  nodeNames(): readonly string[];
+  nodeRow(name: string): { record: NodeRecord; since: bigint } | undefined;
+  /** Throws while the view cannot be evaluated (no ClusterVersion yet). */
+  evaluation(): Evaluation;
+  clusterVersion(): ClusterVersion | undefined;
+  clusterOperators(): readonly ClusterOperator[];
+  /** Calls back after every recomputation with the nodes whose rows changed or went away. */
+  onFlushed(listener: (nodes: readonly string[]) => void): () => void;
+}
+
+export type WriteVerb = "create" | "status" | "delete";
+
+export interface WriterHooks {
+  onWrite?: (kind: InsightKind, verb: WriteVerb) => void;
+  onMode?: (mode: ApiMode) => void;
+  onBacklog?: (pending: number) => void;
+}
+
+export interface UpdateApiWriterOptions {
+  api: InsightApi;
+  source: WriterSource;
+  logger: Logger;
+  /** Sustained write cap (all kinds together). */
+  writesPerSecond: number;
+  /** Writes allowed at once after a quiet period. */
+  writeBurst: number;
+  /** The cluster-level objects are recomputed this often without any change (estimates, levels move with time). */
+  refreshMs: number;
+  /** The owned objects are listed again (drift repair) and the CRDs re-checked this often. */
+  resyncMs: number;
+  /** Wall clock for new condition times (Unix ns). */
+  clock?: () => bigint;
+  hooks?: WriterHooks;
+}
+
+export interface WriterStats {
+  creates: number;
+  statusWrites: number;
+  deletes: number;
+  passes: number;
+  failures: number;
+}
+
+const OWNED = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
+const NODE: InsightKind = "NodeProgressInsight";
+const CLUSTER_KINDS: InsightKind[] = INSIGHT_KINDS.filter((k) => k !== NODE);
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((r) => {
+    if (signal.aborted) return r();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      r();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+
+export class UpdateApiWriter {
+  readonly stats: WriterStats = { creates: 0, statusWrites: 0, deletes: 0, passes: 0, failures: 0 };
+  private decision: ModeDecision = { mode: "crds-missing", detail: "not checked yet" };
+  /** Last known content of each owned object, by objectKey. */
+  private readonly observed = new Map<string, InsightObject>();
+  private readonly dirtyNodes = new Set<string>();
+  private allNodes = true;
+  private clusterDirty = true;
+  private wakeUp: (() => void) | undefined;
+  private readonly bucket: TokenBucket;
+  private readonly clock: () => bigint;
+
+  constructor(private readonly o: UpdateApiWriterOptions) {
+    this.bucket = new TokenBucket(systemClock, { qps: o.writesPerSecond, burst: o.writeBurst });
+    this.clock = o.clock ?? wallClockNow;
+  }
+
+  get mode(): ModeDecision {
+    return this.decision;
+  }
+
+  /** Node changes and cluster-level objects waiting for a pass. */
+  get pending(): number {
+    return this.dirtyNodes.size + (this.clusterDirty ? 1 : 0) + (this.allNodes ? 1 : 0);
+  }
+
+  /** Runs until the signal aborts. Call once the source is synced. */
+  async run(signal: AbortSignal): Promise<void> {
+    const off = this.o.source.onFlushed((nodes) => {
+      for (const n of nodes) this.dirtyNodes.add(n);
+      this.clusterDirty = true;
+      this.wake();
+    });
+    const refresh = setInterval(() => {
+      this.clusterDirty = true;
+      this.wake();
+    }, this.o.refreshMs);
+    let nextResync = 0;
+    try {
+      while (!signal.aborted) {
+        if (Date.now() >= nextResync) {
+          nextResync = Date.now() + this.o.resyncMs;
+          try {
+            await this.resync();
+          } catch (err) {
+            this.stats.failures++;
+            this.o.logger.warn({ err }, "update status API resync failed; retrying");
+            nextResync = Date.now() + Math.min(5_000, this.o.resyncMs);
+          }
+        }
+        if (this.decision.mode === "writing" && this.pending > 0) {
+          try {
+            await this.pass(signal);
+          } catch (err) {
+            this.stats.failures++;
+            this.o.logger.warn({ err }, "update status API pass failed; retrying");
+            await sleep(1_000, signal);
+          }
+          continue;
+        }
+        await new Promise<void>((r) => {
+          const t = setTimeout(done, Math.max(0, nextResync - Date.now()));
+          function done() {
+            clearTimeout(t);
+            signal.removeEventListener("abort", done);
+            r();
+          }
+          this.wakeUp = done;
+          signal.addEventListener("abort", done, { once: true });
+        });
+        this.wakeUp = undefined;
+      }
+    } finally {
+      off();
+      clearInterval(refresh);
+    }
+  }
+
+  private wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Re-checks whose CRDs these are and re-reads the owned objects; the next pass is a full one. */
+  async resync(): Promise<void> {
+    const crds = await Promise.all(
+      CRD_NAMES.map(async (name) => {
+        try {
+          return { name, crd: await this.o.api.getCrd(name) };
+        } catch (err) {
+          if (isNotFound(err)) return { name, crd: undefined };
+          throw err;
+        }
+      }),
+    );
+    const decision = decideMode(crds);
+    if (decision.mode !== this.decision.mode) {
+      const level = decision.mode === "writing" ? "info" : "warn";
+      this.o.logger[level]({ mode: decision.mode, detail: decision.detail }, "update status API mode");
+      this.o.hooks?.onMode?.(decision.mode);
+    }
+    this.decision = decision;
+    if (decision.mode !== "writing") return;
+    this.observed.clear();
+    for (const kind of INSIGHT_KINDS) {
+      for (const obj of await listAll(this.o.api.kinds[kind], OWNED)) this.observed.set(objectKey(kind, obj.metadata.name), obj);
+    }
+    this.allNodes = true;
+    this.clusterDirty = true;
+  }
+
+  /** One reconciliation of everything marked since the last pass. */
+  async pass(signal: AbortSignal): Promise<void> {
+    this.stats.passes++;
+    const desired = new Map<string, DesiredObject | null>();
+    const src = this.o.source;
+    if (this.allNodes) {
+      this.allNodes = false;
+      this.dirtyNodes.clear();
+      const shown = new Set<string>();
+      for (const name of src.nodeNames()) {
+        const row = src.nodeRow(name);
+        if (!row) continue;
+        shown.add(name);
+        desired.set(objectKey(NODE, name), nodeObject(row.record, row.since));
+      }
+      for (const [key, obj] of this.observed) if (key.startsWith(`${NODE}/`) && !shown.has(obj.metadata.name)) desired.set(key, null);
+    } else {
+      const names = [...this.dirtyNodes];
+      this.dirtyNodes.clear();
+      for (const name of names) {
+        const row = src.nodeRow(name);
+        desired.set(objectKey(NODE, name), row ? nodeObject(row.record, row.since) : null);
+      }
+    }
+    if (this.clusterDirty) {
+      this.clusterDirty = false;
+      const cluster = this.clusterObjects();
+      if (cluster) {
+        for (const d of cluster) desired.set(objectKey(d.kind, d.name), d);
+        for (const [key] of this.observed) if (CLUSTER_KINDS.some((k) => key.startsWith(`${k}/`)) && !desired.has(key)) desired.set(key, null);
+      }
+    }
+    this.o.hooks?.onBacklog?.(desired.size);
+    // Cluster-level objects first: they are few and frame the node rows.
+    const ordered = [...desired].sort(([a], [b]) => Number(a.startsWith(`${NODE}/`)) - Number(b.startsWith(`${NODE}/`)));
+    for (const [key, d] of ordered) {
+      if (signal.aborted) return;
+      try {
+        await this.converge(key, d, signal);
+      } catch (err) {
+        // Kept for the next pass; a bad object never stops the others.
+        this.stats.failures++;
+        this.o.logger.warn({ err, object: key }, "update status API write failed");
+        if (key.startsWith(`${NODE}/`)) this.dirtyNodes.add(key.slice(NODE.length + 1));
+        else this.clusterDirty = true;
+      }
+    }
+  }
+
+  private clusterObjects(): DesiredObject[] | undefined {
+    const src = this.o.source;
+    const cv = src.clusterVersion();
+    let evaluation: Evaluation;
+    try {
+      evaluation = src.evaluation();
+    } catch {
+      return undefined; // not evaluable yet: leave what is there
+    }
+    if (!cv) return undefined;
+    const out: DesiredObject[] = [];
+    for (const pool of [...(evaluation.masterPool ? [evaluation.masterPool] : []), ...evaluation.workerPools]) out.push(poolObject(pool));
+    out.push(clusterVersionObject(cv, evaluation));
+    for (const co of src.clusterOperators()) {
+      const d = clusterOperatorObject(cv, co, evaluation.now);
+      if (d) out.push(d);
+    }
+    out.push(...healthObjects(evaluation));
+    return out;
+  }
+
+  private async take(signal: AbortSignal): Promise<void> {
+    const wait = this.bucket.reserve();
+    if (wait > 0) await sleep(wait, signal);
+  }
+
+  private async converge(key: string, d: DesiredObject | null, signal: AbortSignal): Promise<void> {
+    const seen = this.observed.get(key);
+    const kind = key.slice(0, key.indexOf("/")) as InsightKind;
+    const calls = this.o.api.kinds[kind];
+    if (d === null) {
+      if (!seen) return;
+      await this.take(signal);
+      try {
+        await calls.delete(seen.metadata.name);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+      this.observed.delete(key);
+      this.count(kind, "delete");
+      return;
+    }
+    let current = seen;
+    if (!current) {
+      await this.take(signal);
+      try {
+        current = (await calls.create({
+          apiVersion: UPDATE_API_VERSION,
+          kind: d.kind,
+          metadata: { name: d.name, labels: { [MANAGED_BY_LABEL]: MANAGED_BY } },
+          spec: {},
+        })) as InsightObject;
+        this.count(kind, "create");
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+        // Left by an earlier run without our label read back, or created meanwhile: adopt it.
+        const page = await calls.list({ labelSelector: OWNED });
+        current = ((page.items ?? []) as InsightObject[]).find((x) => x.metadata.name === d.name);
+        if (!current) throw err; // someone else's object of that name: not ours to overwrite
+      }
+      this.observed.set(key, current);
+    }
+    const next = settleStatus(d.status, current.status, formatRFC3339(this.clock()));
+    if (sameStatus(next, current.status)) return;
+    await this.take(signal);
+    let written: InsightObject;
+    try {
+      written = (await calls.patchStatus(d.name, { status: statusPatch(next, current.status) })) as InsightObject;
+    } catch (err) {
+      if (isNotFound(err)) {
+        // Deleted behind our back: created again by the next pass.
+        this.observed.delete(key);
+        if (kind === NODE) this.dirtyNodes.add(d.name);
+        else this.clusterDirty = true;
+        return;
+      }
+      throw err;
+    }
+    this.observed.set(key, written);
+    this.count(kind, "status");
+  }
+
+  private count(kind: InsightKind, verb: WriteVerb): void {
+    if (verb === "create") this.stats.creates++;
+    else if (verb === "status") this.stats.statusWrites++;
+    else this.stats.deletes++;
+    this.o.hooks?.onWrite?.(kind, verb);
+  }
+}
+
+export type { InsightStatus };
