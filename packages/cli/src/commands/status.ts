@@ -12,6 +12,8 @@ interface StatusFlags {
   server?: string;
   watch: boolean;
   output?: "json" | "yaml";
+  fromApi: boolean;
+  kubeconfig?: string;
 }
 
 function detailsArg(value: string): Details {
@@ -31,9 +33,15 @@ export function register(program: Command): void {
     .option("--details <area>", "detailed output: none, all, nodes, health or operators", detailsArg, "none" as Details)
     .option("--server <addr>", "live: status-aggregator gRPC address (default $LOCKSTEP_STATUS_AGGREGATOR_ADDR or 127.0.0.1:9094)")
     .option("--watch", "live: redraw as the update moves", false)
+    .option("--from-api", "render from the Update Status API objects (update.openshift.io) alone", false)
+    .option("--kubeconfig <file>", "--from-api: kubeconfig (default $KUBECONFIG, then in-cluster)")
     .addOption(new Option("-o, --output <format>", "live: structured output instead of text").choices(["json", "yaml"]))
     .action(async (flags: StatusFlags) => {
       const { details } = flags;
+      if (flags.fromApi) {
+        process.stdout.write(await (await import("./status/from-api.js")).runFromApi({ kubeconfig: flags.kubeconfig, details }));
+        return;
+      }
       if (flags.fromDir !== undefined || flags.case !== undefined) {
         if (!flags.fromDir || !flags.case) throw new Error("offline mode needs both --from-dir DIR and --case NAME");
         const { text, notices } = runOffline(flags.fromDir, flags.case, details);

@@ -13,6 +13,7 @@ import {
   findCondition,
   formatRFC3339,
   isMultiArch,
+  isZeroTime,
   limitMessage,
   pct,
   toNodeStatusInsight,
@@ -47,7 +48,7 @@ const reasonOr = (reason: string | undefined, fallback: string): string => (reas
 
 /**
  * The node's insight: the insights package's NodeStatusInsight (PR 2012 shape) moved to PR 2233's
- * (no `.resource`). Condition times are the row's transition time, or when the node became
+ * (no `.resource`), Available=False whenever the node is unavailable. Condition times are the row's transition time, or when the node became
  * unavailable, so an unchanged row gives an identical object.
  */
 export function nodeObject(record: NodeRecord, since: bigint): DesiredObject {
@@ -58,6 +59,12 @@ export function nodeObject(record: NodeRecord, since: bigint): DesiredObject {
     scopeType: insight.scopeType,
     conditions: insight.conditions.map((c) => ({ ...c })),
   };
+  // Available is the node's own availability (accepting workloads), as the API defines it, also
+  // while it updates; the view's Unavailable assessment is Available=False without Updating=True.
+  const available = status.conditions.find((c) => c.type === "Available");
+  if (available && record.isUnavailable && available.status === "True") {
+    Object.assign(available, { status: "False", reason: "Unavailable", message: record.unavailableReason, lastTransitionTime: isZeroTime(record.unavailableSince) ? formatRFC3339(since) : formatRFC3339(record.unavailableSince) });
+  }
   if (insight.version !== undefined) status.version = insight.version;
   if (insight.estimatedToComplete !== undefined) status.estimatedToComplete = insight.estimatedToComplete;
   if (insight.message !== undefined) status.message = insight.message;
