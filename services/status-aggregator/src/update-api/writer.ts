@@ -38,7 +38,7 @@ export interface WriterSource {
 export type WriteVerb = "create" | "status" | "delete";
 
 export interface WriterHooks {
-  onWrite?: (kind: InsightKind, verb: WriteVerb) => void;
+  onWrite?: (kind: InsightKind, verb: WriteVerb, name: string) => void;
   onMode?: (mode: ApiMode) => void;
   onBacklog?: (pending: number) => void;
 }
@@ -281,7 +281,7 @@ export class UpdateApiWriter {
         if (!isNotFound(err)) throw err;
       }
       this.observed.delete(key);
-      this.count(kind, "delete");
+      this.count(kind, "delete", seen.metadata.name);
       return;
     }
     let current = seen;
@@ -294,7 +294,7 @@ export class UpdateApiWriter {
           metadata: { name: d.name, labels: { [MANAGED_BY_LABEL]: MANAGED_BY } },
           spec: {},
         })) as InsightObject;
-        this.count(kind, "create");
+        this.count(kind, "create", d.name);
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
         // Left by an earlier run without our label read back, or created meanwhile: adopt it.
@@ -321,14 +321,14 @@ export class UpdateApiWriter {
       throw err;
     }
     this.observed.set(key, written);
-    this.count(kind, "status");
+    this.count(kind, "status", d.name);
   }
 
-  private count(kind: InsightKind, verb: WriteVerb): void {
+  private count(kind: InsightKind, verb: WriteVerb, name: string): void {
     if (verb === "create") this.stats.creates++;
     else if (verb === "status") this.stats.statusWrites++;
     else this.stats.deletes++;
-    this.o.hooks?.onWrite?.(kind, verb);
+    this.o.hooks?.onWrite?.(kind, verb, name);
   }
 }
 
