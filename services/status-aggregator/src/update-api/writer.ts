@@ -68,6 +68,7 @@ export interface WriterStats {
   failures: number;
 }
 
+const NOT_WRITING_RECHECK_MS = 30_000;
 const OWNED = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
 const NODE: InsightKind = "NodeProgressInsight";
 const CLUSTER_KINDS: InsightKind[] = INSIGHT_KINDS.filter((k) => k !== NODE);
@@ -127,6 +128,8 @@ export class UpdateApiWriter {
           nextResync = Date.now() + this.o.resyncMs;
           try {
             await this.resync();
+            // Not writing: look again soon (CRDs installed with the chart may appear after start).
+            if (this.decision.mode !== "writing") nextResync = Date.now() + Math.min(this.o.resyncMs, NOT_WRITING_RECHECK_MS);
           } catch (err) {
             this.stats.failures++;
             this.o.logger.warn({ err }, "update status API resync failed; retrying");
@@ -187,7 +190,7 @@ export class UpdateApiWriter {
     if (decision.mode !== "writing") return;
     this.observed.clear();
     for (const kind of INSIGHT_KINDS) {
-      for (const obj of await listAll(this.o.api.kinds[kind], OWNED)) this.observed.set(objectKey(kind, obj.metadata.name), obj);
+      for (const obj of await listAll(this.o.api.kinds[kind], OWNED)) this.observed.set(objectKey(kind, obj.metadata.name), slim(obj));
     }
     this.allNodes = true;
     this.clusterDirty = true;
@@ -196,49 +199,55 @@ export class UpdateApiWriter {
   /** One reconciliation of everything marked since the last pass. */
   async pass(signal: AbortSignal): Promise<void> {
     this.stats.passes++;
-    const desired = new Map<string, DesiredObject | null>();
     const src = this.o.source;
-    if (this.allNodes) {
-      this.allNodes = false;
-      this.dirtyNodes.clear();
-      const shown = new Set<string>();
-      for (const name of src.nodeNames()) {
-        const row = src.nodeRow(name);
-        if (!row) continue;
-        shown.add(name);
-        desired.set(objectKey(NODE, name), nodeObject(row.record, row.since));
-      }
-      for (const [key, obj] of this.observed) if (key.startsWith(`${NODE}/`) && !shown.has(obj.metadata.name)) desired.set(key, null);
-    } else {
-      const names = [...this.dirtyNodes];
-      this.dirtyNodes.clear();
-      for (const name of names) {
-        const row = src.nodeRow(name);
-        desired.set(objectKey(NODE, name), row ? nodeObject(row.record, row.since) : null);
-      }
-    }
+    // Cluster-level objects: few, computed once per pass from one evaluation.
+    const cluster = new Map<string, DesiredObject | null>();
     if (this.clusterDirty) {
       this.clusterDirty = false;
-      const cluster = this.clusterObjects();
-      if (cluster) {
-        for (const d of cluster) desired.set(objectKey(d.kind, d.name), d);
-        for (const [key] of this.observed) if (CLUSTER_KINDS.some((k) => key.startsWith(`${k}/`)) && !desired.has(key)) desired.set(key, null);
+      const objects = this.clusterObjects();
+      if (objects) {
+        for (const d of objects) cluster.set(objectKey(d.kind, d.name), d);
+        for (const [key] of this.observed) if (CLUSTER_KINDS.some((k) => key.startsWith(`${k}/`)) && !cluster.has(key)) cluster.set(key, null);
       }
     }
-    this.o.hooks?.onBacklog?.(desired.size);
-    // Cluster-level objects first: they are few and frame the node rows.
-    const ordered = [...desired].sort(([a], [b]) => Number(a.startsWith(`${NODE}/`)) - Number(b.startsWith(`${NODE}/`)));
-    for (const [key, d] of ordered) {
-      if (signal.aborted) return;
+    // Nodes: names only; each object is built from the row as it is when its turn comes, so a node
+    // that changes again while the pass waits for the rate limit is written once, as it is then.
+    let nodes: string[];
+    if (this.allNodes) {
+      this.allNodes = false;
+      const shown = new Set(src.nodeNames());
+      nodes = [...shown];
+      for (const [key, obj] of this.observed) if (key.startsWith(`${NODE}/`) && !shown.has(obj.metadata.name)) nodes.push(obj.metadata.name);
+    } else {
+      nodes = [...this.dirtyNodes];
+    }
+    this.dirtyNodes.clear();
+    this.o.hooks?.onBacklog?.(cluster.size + nodes.length);
+    const attempt = async (key: string, build: () => DesiredObject | null, retry: () => void) => {
       try {
-        await this.converge(key, d, signal);
+        await this.converge(key, build, signal);
       } catch (err) {
         // Kept for the next pass; a bad object never stops the others.
         this.stats.failures++;
         this.o.logger.warn({ err, object: key }, "update status API write failed");
-        if (key.startsWith(`${NODE}/`)) this.dirtyNodes.add(key.slice(NODE.length + 1));
-        else this.clusterDirty = true;
+        retry();
       }
+    };
+    for (const [key, d] of cluster) {
+      if (signal.aborted) return;
+      await attempt(key, () => d, () => (this.clusterDirty = true));
+    }
+    for (const name of nodes) {
+      if (signal.aborted) return;
+      this.dirtyNodes.delete(name);
+      await attempt(
+        objectKey(NODE, name),
+        () => {
+          const row = src.nodeRow(name);
+          return row ? nodeObject(row.record, row.since) : null;
+        },
+        () => this.dirtyNodes.add(name),
+      );
     }
   }
 
@@ -268,48 +277,63 @@ export class UpdateApiWriter {
     if (wait > 0) await sleep(wait, signal);
   }
 
-  private async converge(key: string, d: DesiredObject | null, signal: AbortSignal): Promise<void> {
-    const seen = this.observed.get(key);
+  /**
+   * Makes the object at `key` what `build` says (null: absent). `build` is asked again after each
+   * wait for the rate limit, so what is written is the newest state, not the one that queued it.
+   */
+  private async converge(key: string, build: () => DesiredObject | null, signal: AbortSignal): Promise<void> {
     const kind = key.slice(0, key.indexOf("/")) as InsightKind;
     const calls = this.o.api.kinds[kind];
+    let d = build();
+    let current = this.observed.get(key);
     if (d === null) {
-      if (!seen) return;
+      if (!current) return;
       await this.take(signal);
+      if (build() !== null) return this.converge(key, build, signal); // came back meanwhile
       try {
-        await calls.delete(seen.metadata.name);
+        await calls.delete(current.metadata.name);
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
       this.observed.delete(key);
-      this.count(kind, "delete", seen.metadata.name);
+      this.count(kind, "delete", current.metadata.name);
       return;
     }
-    let current = seen;
     if (!current) {
       await this.take(signal);
+      d = build();
+      if (d === null) return;
       try {
-        current = (await calls.create({
-          apiVersion: UPDATE_API_VERSION,
-          kind: d.kind,
-          metadata: { name: d.name, labels: { [MANAGED_BY_LABEL]: MANAGED_BY } },
-          spec: {},
-        })) as InsightObject;
+        current = slim(
+          (await calls.create({
+            apiVersion: UPDATE_API_VERSION,
+            kind: d.kind,
+            metadata: { name: d.name, labels: { [MANAGED_BY_LABEL]: MANAGED_BY } },
+            spec: {},
+          })) as InsightObject,
+        );
         this.count(kind, "create", d.name);
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
-        // Left by an earlier run without our label read back, or created meanwhile: adopt it.
+        // Ours but not read back yet (created by an earlier run or replica): adopt it.
+        const name = d.name;
         const page = await calls.list({ labelSelector: OWNED });
-        current = ((page.items ?? []) as InsightObject[]).find((x) => x.metadata.name === d.name);
-        if (!current) throw err; // someone else's object of that name: not ours to overwrite
+        const found = ((page.items ?? []) as InsightObject[]).find((x) => x.metadata.name === name);
+        if (!found) throw err; // someone else's object of that name: not ours to overwrite
+        current = slim(found);
       }
       this.observed.set(key, current);
     }
-    const next = settleStatus(d.status, current.status, formatRFC3339(this.clock()));
-    if (sameStatus(next, current.status)) return;
+    const now = () => formatRFC3339(this.clock());
+    if (sameStatus(settleStatus(d.status, current.status, now()), current.status)) return;
     await this.take(signal);
+    d = build();
+    if (d === null) return this.converge(key, build, signal);
+    const next = settleStatus(d.status, current.status, now());
+    if (sameStatus(next, current.status)) return;
     let written: InsightObject;
     try {
-      written = (await calls.patchStatus(d.name, { status: statusPatch(next, current.status) })) as InsightObject;
+      written = slim((await calls.patchStatus(d.name, { status: statusPatch(next, current.status) })) as InsightObject);
     } catch (err) {
       if (isNotFound(err)) {
         // Deleted behind our back: created again by the next pass.
@@ -330,6 +354,11 @@ export class UpdateApiWriter {
     else this.stats.deletes++;
     this.o.hooks?.onWrite?.(kind, verb, name);
   }
+}
+
+/** What is kept of an object read or written: its name and status (managedFields and the rest can be large). */
+function slim(o: InsightObject): InsightObject {
+  return { metadata: { name: o.metadata.name }, ...(o.status ? { status: o.status } : {}) };
 }
 
 export type { InsightStatus };
