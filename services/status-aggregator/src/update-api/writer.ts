@@ -6,7 +6,7 @@
 // several times meanwhile costs one write.
 import { type ClusterOperator, type ClusterVersion, type Evaluation, formatRFC3339, type NodeRecord, wallClockNow } from "@lockstep/insights";
 import { isAlreadyExists, isNotFound } from "@lockstep/kube/lite";
-import { systemClock, TokenBucket } from "@lockstep/reconcile";
+import { HotLoopGuard, systemClock, TokenBucket } from "@lockstep/reconcile";
 import type { Logger } from "pino";
 import type { InsightApi } from "./client.js";
 import { listAll } from "./client.js";
@@ -19,7 +19,7 @@ import {
   objectKey,
   poolObject,
 } from "./objects.js";
-import { sameStatus, settleStatus, statusPatch } from "./settle.js";
+import { canonical, settleStatus, statusPatch } from "./settle.js";
 import { type ApiMode, CRD_NAMES, decideMode, type ModeDecision } from "./stand-back.js";
 import { INSIGHT_KINDS, type InsightKind, type InsightObject, type InsightStatus, MANAGED_BY, MANAGED_BY_LABEL, UPDATE_API_VERSION } from "./types.js";
 
@@ -87,18 +87,26 @@ const sleep = (ms: number, signal: AbortSignal) =>
 export class UpdateApiWriter {
   readonly stats: WriterStats = { creates: 0, statusWrites: 0, deletes: 0, passes: 0, failures: 0 };
   private decision: ModeDecision = { mode: "crds-missing", detail: "not checked yet" };
-  /** Last known content of each owned object, by objectKey. */
-  private readonly observed = new Map<string, InsightObject>();
+  /**
+   * Last known status of each owned object, by objectKey, as canonical JSON text: at 10,000 nodes a
+   * string per object costs a fraction of the parsed object, and equality is a string compare.
+   */
+  private readonly observed = new Map<string, Seen>();
   private readonly dirtyNodes = new Set<string>();
   private allNodes = true;
   private clusterDirty = true;
   private wakeUp: (() => void) | undefined;
   private readonly bucket: TokenBucket;
   private readonly clock: () => bigint;
+  /** The same status written three times in a row did not stick (the server changes it): stop. */
+  private readonly guard: HotLoopGuard;
 
   constructor(private readonly o: UpdateApiWriterOptions) {
     this.bucket = new TokenBucket(systemClock, { qps: o.writesPerSecond, burst: o.writeBurst });
     this.clock = o.clock ?? wallClockNow;
+    this.guard = new HotLoopGuard({
+      onHotLoop: (err) => o.logger.error({ err: err.message }, "refusing a repeated Update Status API write: the API server does not keep what is written"),
+    });
   }
 
   get mode(): ModeDecision {
@@ -190,7 +198,7 @@ export class UpdateApiWriter {
     if (decision.mode !== "writing") return;
     this.observed.clear();
     for (const kind of INSIGHT_KINDS) {
-      for (const obj of await listAll(this.o.api.kinds[kind], OWNED)) this.observed.set(objectKey(kind, obj.metadata.name), slim(obj));
+      for (const obj of await listAll(this.o.api.kinds[kind], OWNED)) this.observed.set(objectKey(kind, obj.metadata.name), seen(obj));
     }
     this.allNodes = true;
     this.clusterDirty = true;
@@ -217,7 +225,7 @@ export class UpdateApiWriter {
       this.allNodes = false;
       const shown = new Set(src.nodeNames());
       nodes = [...shown];
-      for (const [key, obj] of this.observed) if (key.startsWith(`${NODE}/`) && !shown.has(obj.metadata.name)) nodes.push(obj.metadata.name);
+      for (const [key, obj] of this.observed) if (key.startsWith(`${NODE}/`) && !shown.has(obj.name)) nodes.push(obj.name);
     } else {
       nodes = [...this.dirtyNodes];
     }
@@ -291,12 +299,12 @@ export class UpdateApiWriter {
       await this.take(signal);
       if (build() !== null) return this.converge(key, build, signal); // came back meanwhile
       try {
-        await calls.delete(current.metadata.name);
+        await calls.delete(current.name);
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
       this.observed.delete(key);
-      this.count(kind, "delete", current.metadata.name);
+      this.count(kind, "delete", current.name);
       return;
     }
     if (!current) {
@@ -304,7 +312,7 @@ export class UpdateApiWriter {
       d = build();
       if (d === null) return;
       try {
-        current = slim(
+        current = seen(
           (await calls.create({
             apiVersion: UPDATE_API_VERSION,
             kind: d.kind,
@@ -320,20 +328,26 @@ export class UpdateApiWriter {
         const page = await calls.list({ labelSelector: OWNED });
         const found = ((page.items ?? []) as InsightObject[]).find((x) => x.metadata.name === name);
         if (!found) throw err; // someone else's object of that name: not ours to overwrite
-        current = slim(found);
+        current = seen(found);
       }
       this.observed.set(key, current);
     }
     const now = () => formatRFC3339(this.clock());
-    if (sameStatus(settleStatus(d.status, current.status, now()), current.status)) return;
+    if (canonical(settleStatus(d.status, observedStatus(d.status, current), now())) === current.status) {
+      this.guard.reset(key);
+      return;
+    }
     await this.take(signal);
     d = build();
     if (d === null) return this.converge(key, build, signal);
-    const next = settleStatus(d.status, current.status, now());
-    if (sameStatus(next, current.status)) return;
-    let written: InsightObject;
+    const before = current.status === undefined ? undefined : (JSON.parse(current.status) as InsightStatus);
+    const next = settleStatus(d.status, before, now());
+    const text = canonical(next);
+    if (text === current.status) return;
+    if (!this.guard.check(key, text)) return;
+    let written: Seen;
     try {
-      written = slim((await calls.patchStatus(d.name, { status: statusPatch(next, current.status) })) as InsightObject);
+      written = seen((await calls.patchStatus(d.name, { status: statusPatch(next, before) })) as InsightObject);
     } catch (err) {
       if (isNotFound(err)) {
         // Deleted behind our back: created again by the next pass.
@@ -356,9 +370,23 @@ export class UpdateApiWriter {
   }
 }
 
-/** What is kept of an object read or written: its name and status (managedFields and the rest can be large). */
-function slim(o: InsightObject): InsightObject {
-  return { metadata: { name: o.metadata.name }, ...(o.status ? { status: o.status } : {}) };
+/** What is kept of an object read or written: its name and its status as canonical JSON. */
+interface Seen {
+  name: string;
+  status: string | undefined;
+}
+
+const seen = (o: InsightObject): Seen => ({ name: o.metadata.name, status: o.status === undefined ? undefined : canonical(o.status) });
+
+/**
+ * The observed status, parsed only when settling needs it: a condition without its own time, or
+ * an estimate (node objects carry their times, so comparing them parses nothing).
+ */
+function observedStatus(desired: InsightStatus, s: Seen): InsightStatus | undefined {
+  if (s.status === undefined) return undefined;
+  const conditions = (desired as { conditions?: Array<{ lastTransitionTime?: string }> }).conditions ?? [];
+  const needs = conditions.some((c) => !c.lastTransitionTime) || "estimatedCompletedAt" in desired;
+  return needs ? (JSON.parse(s.status) as InsightStatus) : undefined;
 }
 
 export type { InsightStatus };
