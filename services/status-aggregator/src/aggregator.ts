@@ -111,6 +111,7 @@ export class Aggregator {
   private notifyTimer: NodeJS.Timeout | undefined;
   private lastNotify = 0;
   private readonly flushListeners = new Set<(result: FlushResult) => void>();
+  private readonly insightSources = new Set<() => HealthInsight[]>();
 
   constructor(private readonly o: AggregatorOptions) {
     this.clock = o.clock ?? wallClockNow;
@@ -362,12 +363,20 @@ export class Aggregator {
 
   private extraInsights(): HealthInsight[] {
     const nowMs = Number(this.clock() / 1_000_000n);
-    return lockstepInsights({
+    const own = lockstepInsights({
       holds: nodeHolds(this.leases.values(), nowMs, this.o.leaseSources ?? DEFAULT_LEASE_SOURCES),
       record: (n) => this.view.nodeRecord(n)?.record,
       bootImagePolicy: this.bootImagePolicy,
       lockstepOperator: this.lockstepOperator,
     });
+    for (const source of this.insightSources) own.push(...source());
+    return own;
+  }
+
+  /** Adds Lockstep insights from another part of the process (the Update Status API writer's mode). */
+  addInsightSource(source: () => HealthInsight[]): () => void {
+    this.insightSources.add(source);
+    return () => this.insightSources.delete(source);
   }
 
   /** The evaluation at the clock's now, with Lockstep's insights. Throws StatusError when not evaluable. */

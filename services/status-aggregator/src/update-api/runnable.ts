@@ -6,7 +6,8 @@ import type { Logger } from "pino";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { Aggregator } from "../aggregator.js";
 import { insightApi } from "./client.js";
-import type { ApiMode } from "./stand-back.js";
+import { modeInsights } from "./mode-insight.js";
+import { type ApiMode, CRD_NAMES } from "./stand-back.js";
 import { UpdateApiWriter, type WriterHooks, type WriterSource } from "./writer.js";
 
 /** The aggregator as the writer's source. */
@@ -46,6 +47,15 @@ export function writerMetrics(registry: Registry): WriterHooks {
   };
 }
 
+function combineHooks(a: WriterHooks | undefined, b: WriterHooks | undefined): WriterHooks | undefined {
+  if (!a || !b) return a ?? b;
+  return {
+    onWrite: (kind, verb, name) => (a.onWrite?.(kind, verb, name), b.onWrite?.(kind, verb, name)),
+    onMode: (m) => (a.onMode?.(m), b.onMode?.(m)),
+    onBacklog: (n) => (a.onBacklog?.(n), b.onBacklog?.(n)),
+  };
+}
+
 export interface UpdateApiRunnableOptions {
   aggregator: Aggregator;
   kc: KubeConfigLike;
@@ -55,6 +65,8 @@ export interface UpdateApiRunnableOptions {
   refreshMs: number;
   resyncMs: number;
   registry?: Registry;
+  /** Extra hooks (tests); the metrics hooks come from `registry`. */
+  hooks?: WriterHooks;
   /** Receives the writer once created (tests, the bench). */
   onWriter?: (writer: UpdateApiWriter) => void;
 }
@@ -71,12 +83,18 @@ export function updateApiRunnable(o: UpdateApiRunnableOptions): Runnable {
         writeBurst: o.writeBurst,
         refreshMs: o.refreshMs,
         resyncMs: o.resyncMs,
-        hooks: o.registry ? writerMetrics(o.registry) : undefined,
+        hooks: combineHooks(o.registry ? writerMetrics(o.registry) : undefined, o.hooks),
       });
       o.onWriter?.(writer);
+      // `lockstep status` says when (and why) nothing is written.
+      const off = o.aggregator.addInsightSource(() => (writer.checked ? modeInsights(writer.mode, CRD_NAMES) : []));
       while (!o.aggregator.synced && !signal.aborted) await new Promise((r) => setTimeout(r, 100));
-      if (signal.aborted) return;
-      await writer.run(signal);
+      try {
+        if (signal.aborted) return;
+        await writer.run(signal);
+      } finally {
+        off();
+      }
     },
   };
 }

@@ -15,7 +15,7 @@ import { parseAllDocuments } from "yaml";
 import { Aggregator } from "../aggregator.js";
 import { aggregatorRunnable } from "../runnable.js";
 import { insightApi, listAll } from "./client.js";
-import { aggregatorSource } from "./runnable.js";
+import { updateApiRunnable } from "./runnable.js";
 import { type InsightKind, MANAGED_BY, MANAGED_BY_LABEL } from "./types.js";
 import { UpdateApiWriter, type WriteVerb } from "./writer.js";
 
@@ -29,6 +29,7 @@ async function crdObjects(): Promise<Array<Record<string, any>>> {
 
 interface Harness {
   sim: KubeSim;
+  aggregator: Aggregator;
   writer: UpdateApiWriter;
   writes: Array<{ kind: InsightKind; verb: WriteVerb; name?: string; at: number }>;
   stop(): Promise<void>;
@@ -68,20 +69,24 @@ async function start(o: { crds: "lockstep" | "foreign" | "none"; writesPerSecond
   running.push(aggregatorRunnable({ aggregator, bus: { servers: nats.url }, logger, watchRefreshMs: 60_000 }).start(stop.signal));
   await waitFor(() => aggregator.synced && aggregator.view.nodeCount === 7, { timeoutMs: 30_000, what: "aggregator synced" });
   const writes: Harness["writes"] = [];
-  const writer = new UpdateApiWriter({
-    api: insightApi(kc),
-    source: aggregatorSource(aggregator),
-    logger,
-    writesPerSecond: o.writesPerSecond ?? 1_000,
-    writeBurst: o.writeBurst ?? 1_000,
-    refreshMs: o.refreshMs ?? 60_000,
-    resyncMs: 600_000,
-    hooks: { onWrite: (kind, verb, name) => writes.push({ kind, verb, name, at: Date.now() }) },
-  });
-  running.push(writer.run(stop.signal));
+  let writer: UpdateApiWriter | undefined;
+  running.push(
+    updateApiRunnable({
+      aggregator,
+      kc,
+      logger,
+      writesPerSecond: o.writesPerSecond ?? 1_000,
+      writeBurst: o.writeBurst ?? 1_000,
+      refreshMs: o.refreshMs ?? 60_000,
+      resyncMs: 600_000,
+      hooks: { onWrite: (kind, verb, name) => writes.push({ kind, verb, name, at: Date.now() }) },
+      onWriter: (w) => (writer = w),
+    }).start(stop.signal),
+  );
   const h: Harness = {
     sim,
-    writer,
+    aggregator,
+    writer: writer!,
     writes,
     async stop() {
       stop.abort();
@@ -169,6 +174,8 @@ describe("UpdateApiWriter", () => {
     expect(h.writes).toEqual([]);
     expect(await listAll(kinds(h).NodeProgressInsight)).toEqual([]);
     expect(h.writer.mode.detail).toContain("TechPreviewNoUpgrade");
+    // `lockstep status` says so (the fixture's cluster is updating: inside Update Health).
+    expect(h.aggregator.render("none")).toContain("Lockstep stands back from the Update Status API");
   }, 60_000);
 
   it("writes nothing while the CRDs are missing", async () => {
@@ -176,5 +183,6 @@ describe("UpdateApiWriter", () => {
     await waitFor(() => h.writer.mode.mode === "crds-missing" && h.writer.stats.failures === 0, { what: "crds-missing" });
     await new Promise((r) => setTimeout(r, 500));
     expect(h.writes).toEqual([]);
+    expect(h.aggregator.render("none")).toContain("Lockstep cannot publish the Update Status API");
   }, 60_000);
 });

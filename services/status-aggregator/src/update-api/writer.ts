@@ -87,6 +87,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
 export class UpdateApiWriter {
   readonly stats: WriterStats = { creates: 0, statusWrites: 0, deletes: 0, passes: 0, failures: 0 };
   private decision: ModeDecision = { mode: "crds-missing", detail: "not checked yet" };
+  private checkedOnce = false;
   /**
    * Last known status of each owned object, by objectKey, as canonical JSON text: at 10,000 nodes a
    * string per object costs a fraction of the parsed object, and equality is a string compare.
@@ -111,6 +112,11 @@ export class UpdateApiWriter {
 
   get mode(): ModeDecision {
     return this.decision;
+  }
+
+  /** Whether the CRDs were checked at least once (before that, `mode` is only a placeholder). */
+  get checked(): boolean {
+    return this.checkedOnce;
   }
 
   /** Node changes and cluster-level objects waiting for a pass. */
@@ -195,6 +201,7 @@ export class UpdateApiWriter {
       this.o.hooks?.onMode?.(decision.mode);
     }
     this.decision = decision;
+    this.checkedOnce = true;
     if (decision.mode !== "writing") return;
     this.observed.clear();
     for (const kind of INSIGHT_KINDS) {
