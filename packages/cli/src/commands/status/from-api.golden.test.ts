@@ -25,6 +25,7 @@ import {
 import { ocUpgradeStatusCases, ocUpgradeStatusDir, startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { evaluationFromApi } from "./from-api-model.js";
 
 const run = promisify(execFile);
@@ -55,6 +56,8 @@ async function fixtureNowOf(sim: KubeSim): Promise<bigint> {
 
 interface Published {
   objects: InsightObjects;
+  /** `kubectl get <kind> -o custom-columns=…` from each CRD's printer columns (kube-sim serves no Table). */
+  columns: Record<InsightKind, string>;
   now: bigint;
   writer: UpdateApiWriter;
 }
@@ -119,7 +122,15 @@ async function publish(name: string, dir: string): Promise<Published> {
     });
     const objects = Object.fromEntries(INSIGHT_KINDS.map((k) => [k, [] as InsightObject[]])) as InsightObjects;
     for (const item of (JSON.parse(stdout) as { items: Array<InsightObject & { kind: InsightKind }> }).items) objects[item.kind].push(item);
-    return { objects, now, writer: writer! };
+    const columns = {} as Record<InsightKind, string>;
+    for (const kind of INSIGHT_KINDS) {
+      const crd = parse(await readFile(join(CRDS_DIR, `${PLURALS[kind]}.update.openshift.io.yaml`), "utf8")) as {
+        spec: { versions: Array<{ additionalPrinterColumns: Array<{ name: string; jsonPath: string }> }> };
+      };
+      const spec = ["NAME:.metadata.name", ...crd.spec.versions[0]!.additionalPrinterColumns.map((c) => `${c.name.toUpperCase()}:${c.jsonPath}`)].join(",");
+      columns[kind] = (await run("kubectl", ["--kubeconfig", kubeconfig, "get", `${PLURALS[kind]}.update.openshift.io`, "-o", `custom-columns=${spec}`])).stdout;
+    }
+    return { objects, columns, now, writer: writer! };
   } finally {
     stop.abort();
     await Promise.allSettled(running);
@@ -187,6 +198,22 @@ describe("lockstep status --from-api on the golden cases", () => {
       expect(published.objects.ClusterVersionProgressInsight).toHaveLength(1);
       expect(published.objects.NodeProgressInsight.length).toBeGreaterThan(0);
       expect(published.writer.stats.failures).toBe(0);
+    });
+
+    it("shows assessment/phase/version/estimate/message in the CRDs' printer columns", () => {
+      const row = (kind: InsightKind, name: string) => published.columns[kind].split("\n").find((l) => l.startsWith(`${name} `)) ?? "";
+      expect(published.columns.NodeProgressInsight.split("\n")[0]).toMatch(/^NAME\s+POOL\s+PHASE\s+VERSION\s+EST\s+AVAILABLE\s+DEGRADED\s+MESSAGE\s+AGE/);
+      for (const o of published.objects.NodeProgressInsight) {
+        const s = o.status as { poolResource: { name: string }; version?: string; conditions: Array<{ type: string; reason: string }> };
+        const cells = row("NodeProgressInsight", o.metadata.name).split(/\s+/);
+        expect(cells.slice(1, 4)).toEqual([s.poolResource.name, s.conditions.find((c) => c.type === "Updating")!.reason, s.version ?? "<none>"]);
+      }
+      for (const o of published.objects.MachineConfigPoolProgressInsight) {
+        const s = o.status as { assessment: string; completionPercent: number };
+        expect(row("MachineConfigPoolProgressInsight", o.metadata.name).split(/\s+/).slice(2, 4)).toEqual([s.assessment, String(s.completionPercent)]);
+      }
+      const cv = published.objects.ClusterVersionProgressInsight[0]!.status as { assessment: string; versions: { target: { version: string } } };
+      expect(row("ClusterVersionProgressInsight", "version")).toContain(cv.versions.target.version);
     });
 
     it("renders the golden .output byte for byte", async () => {
