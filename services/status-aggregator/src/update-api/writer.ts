@@ -4,6 +4,7 @@
 // the differences (create, one status merge patch, delete), through a token bucket. Passes never
 // overlap, so changes that arrive while one runs are batched into the next, and a node that changed
 // several times meanwhile costs one write.
+import { createHash } from "node:crypto";
 import { type ClusterOperator, type ClusterVersion, type Evaluation, formatRFC3339, type NodeRecord, wallClockNow } from "@lockstep/insights";
 import { isAlreadyExists, isNotFound } from "@lockstep/kube/lite";
 import { HotLoopGuard, systemClock, TokenBucket } from "@lockstep/reconcile";
@@ -89,10 +90,13 @@ export class UpdateApiWriter {
   private decision: ModeDecision = { mode: "crds-missing", detail: "not checked yet" };
   private checkedOnce = false;
   /**
-   * Last known status of each owned object, by objectKey, as canonical JSON text: at 10,000 nodes a
-   * string per object costs a fraction of the parsed object, and equality is a string compare.
+   * Last known status of each owned cluster-level object, by objectKey, as canonical JSON text, and
+   * of each node's object, by node name, as a digest of that text: at 10,000 nodes what is kept per
+   * node is a short string (node objects carry their own condition times, so nothing is read back
+   * from them), and equality is a string compare.
    */
   private readonly observed = new Map<string, Seen>();
+  private readonly nodesSeen = new Map<string, Seen>();
   private readonly dirtyNodes = new Set<string>();
   private allNodes = true;
   private clusterDirty = true;
@@ -204,8 +208,9 @@ export class UpdateApiWriter {
     this.checkedOnce = true;
     if (decision.mode !== "writing") return;
     this.observed.clear();
+    this.nodesSeen.clear();
     for (const kind of INSIGHT_KINDS) {
-      for (const obj of await listAll(this.o.api.kinds[kind], OWNED)) this.observed.set(objectKey(kind, obj.metadata.name), seen(obj));
+      for (const obj of await listAll(this.o.api.kinds[kind], OWNED)) this.remember(kind, obj);
     }
     this.allNodes = true;
     this.clusterDirty = true;
@@ -232,7 +237,7 @@ export class UpdateApiWriter {
       this.allNodes = false;
       const shown = new Set(src.nodeNames());
       nodes = [...shown];
-      for (const [key, obj] of this.observed) if (key.startsWith(`${NODE}/`) && !shown.has(obj.name)) nodes.push(obj.name);
+      for (const name of this.nodesSeen.keys()) if (!shown.has(name)) nodes.push(name);
     } else {
       nodes = [...this.dirtyNodes];
     }
@@ -298,75 +303,88 @@ export class UpdateApiWriter {
    */
   private async converge(key: string, build: () => DesiredObject | null, signal: AbortSignal): Promise<void> {
     const kind = key.slice(0, key.indexOf("/")) as InsightKind;
+    const name = key.slice(kind.length + 1);
     const calls = this.o.api.kinds[kind];
     let d = build();
-    let current = this.observed.get(key);
+    let current = this.seen(kind, name);
     if (d === null) {
       if (!current) return;
       await this.take(signal);
       if (build() !== null) return this.converge(key, build, signal); // came back meanwhile
       try {
-        await calls.delete(current.name);
+        await calls.delete(name);
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
-      this.observed.delete(key);
-      this.count(kind, "delete", current.name);
+      this.forget(kind, name);
+      this.count(kind, "delete", name);
       return;
     }
     if (!current) {
       await this.take(signal);
       d = build();
       if (d === null) return;
+      let created: InsightObject;
       try {
-        current = seen(
-          (await calls.create({
-            apiVersion: UPDATE_API_VERSION,
-            kind: d.kind,
-            metadata: { name: d.name, labels: { [MANAGED_BY_LABEL]: MANAGED_BY } },
-            spec: {},
-          })) as InsightObject,
-        );
+        created = (await calls.create({
+          apiVersion: UPDATE_API_VERSION,
+          kind: d.kind,
+          metadata: { name: d.name, labels: { [MANAGED_BY_LABEL]: MANAGED_BY } },
+          spec: {},
+        })) as InsightObject;
         this.count(kind, "create", d.name);
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
         // Ours but not read back yet (created by an earlier run or replica): adopt it.
-        const name = d.name;
         const page = await calls.list({ labelSelector: OWNED });
         const found = ((page.items ?? []) as InsightObject[]).find((x) => x.metadata.name === name);
         if (!found) throw err; // someone else's object of that name: not ours to overwrite
-        current = seen(found);
+        created = found;
       }
-      this.observed.set(key, current);
+      current = this.remember(kind, created);
     }
     const now = () => formatRFC3339(this.clock());
-    if (canonical(settleStatus(d.status, observedStatus(d.status, current), now())) === current.status) {
+    if (fingerprint(kind, settleStatus(d.status, observedStatus(kind, d.status, current), now())) === current.status) {
       this.guard.reset(key);
       return;
     }
     await this.take(signal);
     d = build();
     if (d === null) return this.converge(key, build, signal);
-    const before = current.status === undefined ? undefined : (JSON.parse(current.status) as InsightStatus);
-    const next = settleStatus(d.status, before, now());
-    const text = canonical(next);
+    const before = kind === NODE ? NODE_OPTIONAL : current.status === undefined ? undefined : (JSON.parse(current.status) as InsightStatus);
+    const next = settleStatus(d.status, kind === NODE ? undefined : before, now());
+    const text = fingerprint(kind, next);
     if (text === current.status) return;
     if (!this.guard.check(key, text)) return;
-    let written: Seen;
     try {
-      written = seen((await calls.patchStatus(d.name, { status: statusPatch(next, before) })) as InsightObject);
+      this.remember(kind, (await calls.patchStatus(d.name, { status: statusPatch(next, before) })) as InsightObject);
     } catch (err) {
       if (isNotFound(err)) {
         // Deleted behind our back: created again by the next pass.
-        this.observed.delete(key);
+        this.forget(kind, name);
         if (kind === NODE) this.dirtyNodes.add(d.name);
         else this.clusterDirty = true;
         return;
       }
       throw err;
     }
-    this.observed.set(key, written);
     this.count(kind, "status", d.name);
+  }
+
+  private seen(kind: InsightKind, name: string): Seen | undefined {
+    return kind === NODE ? this.nodesSeen.get(name) : this.observed.get(objectKey(kind, name));
+  }
+
+  private remember(kind: InsightKind, o: InsightObject): Seen {
+    const s: Seen = { status: o.status === undefined ? undefined : fingerprint(kind, o.status) };
+    if (kind === NODE) this.nodesSeen.set(o.metadata.name, s);
+    else this.observed.set(objectKey(kind, o.metadata.name), s);
+    return s;
+  }
+
+  private forget(kind: InsightKind, name: string): void {
+    if (kind === NODE) this.nodesSeen.delete(name);
+    else this.observed.delete(objectKey(kind, name));
   }
 
   private count(kind: InsightKind, verb: WriteVerb, name: string): void {
@@ -377,20 +395,26 @@ export class UpdateApiWriter {
   }
 }
 
-/** What is kept of an object read or written: its name and its status as canonical JSON. */
+/** What is kept of an object read or written: its status as `fingerprint` gives it. */
 interface Seen {
-  name: string;
   status: string | undefined;
 }
 
-const seen = (o: InsightObject): Seen => ({ name: o.metadata.name, status: o.status === undefined ? undefined : canonical(o.status) });
+/** Canonical JSON text of a status; for node objects its SHA-1 digest (27 characters). */
+function fingerprint(kind: InsightKind, status: InsightStatus): string {
+  const text = canonical(status);
+  return kind === NODE ? createHash("sha1").update(text).digest("base64").slice(0, 27) : text;
+}
+
+/** The optional fields of a node's status: a patch nulls those the new status lacks. */
+const NODE_OPTIONAL = { version: "", estimatedToComplete: "", message: "" } as unknown as InsightStatus;
 
 /**
- * The observed status, parsed only when settling needs it: a condition without its own time, or
- * an estimate (node objects carry their times, so comparing them parses nothing).
+ * The observed status of a cluster-level object, parsed only when settling needs it: a condition
+ * without its own time, or an estimate. Node objects carry all their times: never needed.
  */
-function observedStatus(desired: InsightStatus, s: Seen): InsightStatus | undefined {
-  if (s.status === undefined) return undefined;
+function observedStatus(kind: InsightKind, desired: InsightStatus, s: Seen): InsightStatus | undefined {
+  if (kind === NODE || s.status === undefined) return undefined;
   const conditions = (desired as { conditions?: Array<{ lastTransitionTime?: string }> }).conditions ?? [];
   const needs = conditions.some((c) => !c.lastTransitionTime) || "estimatedCompletedAt" in desired;
   return needs ? (JSON.parse(s.status) as InsightStatus) : undefined;
