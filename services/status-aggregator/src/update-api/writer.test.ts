@@ -117,7 +117,7 @@ const kinds = (h: Harness) => insightApi(kubeConfigForUrl(h.sim.url)).kinds;
 
 describe("UpdateApiWriter", () => {
   it("creates each object once, then writes a changed node once and nothing else of the nodes", async () => {
-    const h = await start({ crds: "lockstep", refreshMs: 200 });
+    const h = await start({ crds: "lockstep", refreshMs: 1_500 });
     await settled(h);
     const nodes = await listAll(kinds(h).NodeProgressInsight);
     expect(nodes.map((n) => n.metadata.name).sort()).toHaveLength(7);
@@ -127,9 +127,11 @@ describe("UpdateApiWriter", () => {
     expect(created).toBeGreaterThan(7 + 3 + 1 + 30);
     expect(h.writes.filter((w) => w.verb === "status").length).toBe(created);
 
-    // Refreshes (every 200 ms) recompute the cluster-level objects but write nothing unchanged.
+    // Refreshes (every 1.5 s) recompute the cluster-level objects but write nothing unchanged.
     const before = h.writes.length;
-    await new Promise((r) => setTimeout(r, 1_000));
+    const passes = h.writer.stats.passes;
+    await new Promise((r) => setTimeout(r, 3_500));
+    expect(h.writer.stats.passes).toBeGreaterThan(passes);
     expect(h.writes.length).toBe(before);
 
     // One node state change: the master node becomes unschedulable (Unavailable).

@@ -70,6 +70,11 @@ export interface WriterStats {
 }
 
 const NOT_WRITING_RECHECK_MS = 30_000;
+/**
+ * The cluster-level objects (one evaluation, every operator) are recomputed at most this often: while
+ * nodes roll the view changes many times a second, and these objects summarise it.
+ */
+const CLUSTER_MIN_INTERVAL_MS = 1_000;
 const OWNED = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
 const NODE: InsightKind = "NodeProgressInsight";
 const CLUSTER_KINDS: InsightKind[] = INSIGHT_KINDS.filter((k) => k !== NODE);
@@ -89,6 +94,7 @@ export class UpdateApiWriter {
   readonly stats: WriterStats = { creates: 0, statusWrites: 0, deletes: 0, passes: 0, failures: 0 };
   private decision: ModeDecision = { mode: "crds-missing", detail: "not checked yet" };
   private checkedOnce = false;
+  private lastCluster = 0;
   /**
    * Last known status of each owned cluster-level object, by objectKey, as canonical JSON text, and
    * of each node's object, by node name, as a digest of that text: at 10,000 nodes what is kept per
@@ -154,7 +160,7 @@ export class UpdateApiWriter {
             nextResync = Date.now() + Math.min(5_000, this.o.resyncMs);
           }
         }
-        if (this.decision.mode === "writing" && this.pending > 0) {
+        if (this.decision.mode === "writing" && this.due() > 0) {
           try {
             await this.pass(signal);
           } catch (err) {
@@ -165,7 +171,8 @@ export class UpdateApiWriter {
           continue;
         }
         await new Promise<void>((r) => {
-          const t = setTimeout(done, Math.max(0, nextResync - Date.now()));
+          const clusterDue = this.clusterDirty ? this.lastCluster + CLUSTER_MIN_INTERVAL_MS : Infinity;
+          const t = setTimeout(done, Math.max(0, Math.min(nextResync, clusterDue) - Date.now()));
           function done() {
             clearTimeout(t);
             signal.removeEventListener("abort", done);
@@ -180,6 +187,12 @@ export class UpdateApiWriter {
       off();
       clearInterval(refresh);
     }
+  }
+
+  /** Work a pass would do now: marked nodes, and the cluster-level objects at most once a second. */
+  private due(): number {
+    const cluster = this.clusterDirty && Date.now() >= this.lastCluster + CLUSTER_MIN_INTERVAL_MS ? 1 : 0;
+    return this.dirtyNodes.size + (this.allNodes ? 1 : 0) + cluster;
   }
 
   private wake(): void {
@@ -222,8 +235,9 @@ export class UpdateApiWriter {
     const src = this.o.source;
     // Cluster-level objects: few, computed once per pass from one evaluation.
     const cluster = new Map<string, DesiredObject | null>();
-    if (this.clusterDirty) {
+    if (this.clusterDirty && Date.now() >= this.lastCluster + CLUSTER_MIN_INTERVAL_MS) {
       this.clusterDirty = false;
+      this.lastCluster = Date.now();
       const objects = this.clusterObjects();
       if (objects) {
         for (const d of objects) cluster.set(objectKey(d.kind, d.name), d);
