@@ -269,7 +269,9 @@ export async function benchSystem(): Promise<BenchResult[]> {
         ok: changes > 0 && nodeWrites <= changes,
       });
       const rate = (api1.allWrites - api0.allWrites) / rollS;
-      out.push({ bench: b, metric: `Update Status API: all writes while rolling (cap ${UPDATE_API_WPS}/s)`, value: rate, unit: "writes/s", target: `<= ${UPDATE_API_WPS}`, ok: rate <= UPDATE_API_WPS });
+      // A token bucket lets its burst (here as large as the rate) through on top of the rate, once.
+      const bound = UPDATE_API_WPS + UPDATE_API_WPS / rollS;
+      out.push({ bench: b, metric: `Update Status API: all writes while rolling (cap ${UPDATE_API_WPS}/s, burst ${UPDATE_API_WPS})`, value: rate, unit: "writes/s", target: `<= ${bound.toFixed(1)}`, ok: rate <= bound });
     }
     out.push({ bench: b, metric: "kube-sim CPU while rolling", value: ((ks1 - ks0) / rollS) * 100, unit: "% of 1 core" });
     out.push({ bench: b, metric: "nats-server CPU while rolling", value: ((nats1 - nats0) / rollS) * 100, unit: "% of 1 core" });
