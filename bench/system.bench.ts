@@ -24,7 +24,7 @@ import { freePort, SERVICE_NAMES, startNatsServer, startSystem, type ServiceName
 import { CoordinatorNodeLeaser } from "@lockstep/lease-client";
 import { connect } from "@nats-io/transport-node";
 import { parse as parseYaml } from "yaml";
-import { procCpuSeconds, procPeakRssMb, startKubeSimProcess } from "./lib/proc.js";
+import { procCpuSeconds, procPeakRssMb, procRssMb, startKubeSimProcess } from "./lib/proc.js";
 import { rawNatsRatesInChild } from "./lib/raw-nats.js";
 import { RateMeter } from "./lib/rate-meter.js";
 import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
@@ -159,6 +159,7 @@ export async function benchSystem(): Promise<BenchResult[]> {
     const latKvToWatch: number[] = [];
     const aggregatorMetrics = `http://127.0.0.1:${ports["status-aggregator"]!.http}/metrics`;
     let apiPopulateS = 0;
+    let apiPopulatedRss = { now: 0, peak: 0 };
     if (UPDATE_API) {
       // The writer first creates every object (a create and a status write each): let it finish, so
       // the rolling phase counts only writes caused by changes.
@@ -172,6 +173,8 @@ export async function benchSystem(): Promise<BenchResult[]> {
         await sleep(2_000);
       }
       apiPopulateS = (performance.now() - tPop) / 1000;
+      const pid = system.processes.get("status-aggregator")!.pid!;
+      apiPopulatedRss = { now: procRssMb(pid), peak: procPeakRssMb(pid) };
     }
     const cpu0 = new Map(SERVICE_NAMES.map((s) => [s, procCpuSeconds(system.processes.get(s)!.pid!)] as const));
     const ks0 = procCpuSeconds(ks.pid);
@@ -259,6 +262,7 @@ export async function benchSystem(): Promise<BenchResult[]> {
       const changes = api1.nodeChanges - api0.nodeChanges;
       const nodeWrites = api1.nodeWrites - api0.nodeWrites;
       out.push({ bench: b, metric: `Update Status API: every object written after the aggregator synced (cap ${UPDATE_API_WPS}/s)`, value: apiPopulateS, unit: "s" });
+      out.push({ bench: b, metric: "  ... status-aggregator RSS / peak RSS once every object was written", value: apiPopulatedRss.now, unit: `MiB / ${apiPopulatedRss.peak.toFixed(0)} MiB` });
       out.push({ bench: b, metric: `Update Status API: node state changes seen while rolling`, value: changes, unit: "changes" });
       out.push({
         bench: b,
