@@ -371,7 +371,9 @@ export class UpdateApiWriter {
     if (text === current.status) return;
     if (!this.guard.check(key, text)) return;
     try {
-      this.remember(kind, (await calls.patchStatus(d.name, { status: statusPatch(next, before) })) as InsightObject);
+      const written = this.remember(kind, (await calls.patchStatus(d.name, { status: statusPatch(next, before) })) as InsightObject);
+      // The server kept what was written: nothing to guard (only writes that do not stick repeat).
+      if (written.status === text) this.guard.reset(key);
     } catch (err) {
       if (isNotFound(err)) {
         // Deleted behind our back: created again by the next pass.
