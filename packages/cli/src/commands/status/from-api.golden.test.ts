@@ -26,6 +26,7 @@ import { ocUpgradeStatusCases, ocUpgradeStatusDir, startNatsServer, waitFor, typ
 import { watcherRunnable } from "@lockstep/watcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { runFromApi } from "./from-api.js";
 import { evaluationFromApi } from "./from-api-model.js";
 
 const run = promisify(execFile);
@@ -58,6 +59,8 @@ interface Published {
   objects: InsightObjects;
   /** `kubectl get <kind> -o custom-columns=…` from each CRD's printer columns (kube-sim serves no Table). */
   columns: Record<InsightKind, string>;
+  /** `lockstep status --from-api`'s own reading (readInsightObjects through the kubeconfig) and rendering. */
+  viaCommand: string;
   now: bigint;
   writer: UpdateApiWriter;
 }
@@ -130,7 +133,8 @@ async function publish(name: string, dir: string): Promise<Published> {
       const spec = ["NAME:.metadata.name", ...crd.spec.versions[0]!.additionalPrinterColumns.map((c) => `${c.name.toUpperCase()}:${c.jsonPath}`)].join(",");
       columns[kind] = (await run("kubectl", ["--kubeconfig", kubeconfig, "get", `${PLURALS[kind]}.update.openshift.io`, "-o", `custom-columns=${spec}`])).stdout;
     }
-    return { objects, columns, now, writer: writer! };
+    const viaCommand = await runFromApi({ kubeconfig, details: "all", now });
+    return { objects, columns, viaCommand, now, writer: writer! };
   } finally {
     stop.abort();
     await Promise.allSettled(running);
@@ -218,6 +222,10 @@ describe("lockstep status --from-api on the golden cases", () => {
 
     it("renders the golden .output byte for byte", async () => {
       expect(render(evaluationFromApi(published.objects, published.now), "none")).toBe(await golden(name, ".output"));
+    });
+
+    it("reads the same objects through the command's own client (runFromApi)", async () => {
+      expect(published.viaCommand).toBe(await golden(name, ".detailed-output"));
     });
 
     it("renders the golden .detailed-output byte for byte", async () => {
