@@ -33,7 +33,7 @@ import type {
   InsightObjects,
   NodeProgressStatus,
   PoolProgressStatus,
-} from "@lockstep/status-aggregator";
+} from "./from-api-types.js";
 
 export class FromApiError extends Error {
   constructor(message: string) {
