@@ -10,7 +10,9 @@
 // BENCH_HEAP (chart: default, each service runs with the V8 heap flags the Helm chart gives it; node:
 // node's defaults), BENCH_NODE_OPTIONS (passed to every service process instead) or
 // BENCH_NODE_OPTIONS_<SERVICE> (one service, e.g. BENCH_NODE_OPTIONS_STATUS_AGGREGATOR),
-// BENCH_BUS_TRACE=1 (print the bus rate second by second while the system loads the cluster).
+// BENCH_BUS_TRACE=1 (print the bus rate second by second while the system loads the cluster),
+// BENCH_UPDATE_API (1: the status-aggregator maintains the Update Status API objects; 0: off) with
+// BENCH_UPDATE_API_WPS (its write cap, default 200/s).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,16 +24,19 @@ import { freePort, SERVICE_NAMES, startNatsServer, startSystem, type ServiceName
 import { CoordinatorNodeLeaser } from "@lockstep/lease-client";
 import { connect } from "@nats-io/transport-node";
 import { parse as parseYaml } from "yaml";
-import { procCpuSeconds, procPeakRssMb, startKubeSimProcess } from "./lib/proc.js";
+import { procCpuSeconds, procPeakRssMb, procRssMb, startKubeSimProcess } from "./lib/proc.js";
 import { rawNatsRatesInChild } from "./lib/raw-nats.js";
 import { RateMeter } from "./lib/rate-meter.js";
 import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
+import { installUpdateApiCrds, writerCounters, type WriterCounters } from "./lib/update-api.js";
 
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 10_000);
 const ROLL_S = Number(process.env.BENCH_ROLL_S ?? 60);
 const TIME_SCALE = Number(process.env.BENCH_TIME_SCALE ?? 60);
 const LEASES = process.env.BENCH_LEASES === "1";
 const PROBES = 20;
+const UPDATE_API = process.env.BENCH_UPDATE_API !== "0";
+const UPDATE_API_WPS = Number(process.env.BENCH_UPDATE_API_WPS ?? 200);
 
 /**
  * NODE_OPTIONS the Helm chart gives each service's container (V8 heap limits): the services run as
@@ -89,6 +94,10 @@ export async function benchSystem(): Promise<BenchResult[]> {
     // The simulator's leaser carries no credentials (local run, explicitly unauthenticated).
     if (s === "lease-coordinator") env[s].LEASE_AUTH = "none";
     if (profiled === s) env[s].CPU_PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? runDir;
+  }
+  if (UPDATE_API) {
+    await installUpdateApiCrds(ks.url);
+    Object.assign(env["status-aggregator"]!, { UPDATE_API_ENABLED: "true", UPDATE_API_WRITES_PER_SECOND: String(UPDATE_API_WPS), UPDATE_API_WRITE_BURST: String(UPDATE_API_WPS) });
   }
   // Count what the system carries on the bus (state-plane writes and events) from a core
   // subscriber, from before the services start: loading the whole cluster is the system's burst.
@@ -148,10 +157,30 @@ export async function benchSystem(): Promise<BenchResult[]> {
     const lat: number[] = [];
     const latToKv: number[] = [];
     const latKvToWatch: number[] = [];
+    const aggregatorMetrics = `http://127.0.0.1:${ports["status-aggregator"]!.http}/metrics`;
+    let apiPopulateS = 0;
+    let apiPopulatedRss = { now: 0, peak: 0 };
+    if (UPDATE_API) {
+      // The writer first creates every object (a create and a status write each): let it finish, so
+      // the rolling phase counts only writes caused by changes.
+      const tPop = performance.now();
+      const deadline = tPop + ((2 * total) / UPDATE_API_WPS) * 2_000 + 120_000;
+      for (let last = -1; ; ) {
+        const c = await writerCounters(aggregatorMetrics);
+        if (c.nodeWrites >= 2 * total && c.allWrites === last) break;
+        if (performance.now() > deadline) throw new Error(`the Update Status API writer never settled (${c.nodeWrites} node writes)`);
+        last = c.allWrites;
+        await sleep(2_000);
+      }
+      apiPopulateS = (performance.now() - tPop) / 1000;
+      const pid = system.processes.get("status-aggregator")!.pid!;
+      apiPopulatedRss = { now: procRssMb(pid), peak: procPeakRssMb(pid) };
+    }
     const cpu0 = new Map(SERVICE_NAMES.map((s) => [s, procCpuSeconds(system.processes.get(s)!.pid!)] as const));
     const ks0 = procCpuSeconds(ks.pid);
     const nats0 = procCpuSeconds(nats.pid()!);
     const self0 = process.cpuUsage();
+    const api0: WriterCounters | undefined = UPDATE_API ? await writerCounters(aggregatorMetrics) : undefined;
 
     // Each pool's rendered config before the upgrade: a node counts as moved only onto a newer one.
     const initialTarget = new Map(sim.world.list("pool").map((p) => [p.metadata?.name, p.spec?.configuration?.name]));
@@ -198,6 +227,7 @@ export async function benchSystem(): Promise<BenchResult[]> {
     const ks1 = procCpuSeconds(ks.pid);
     const nats1 = procCpuSeconds(nats.pid()!);
     const self = process.cpuUsage(self0);
+    const api1: WriterCounters | undefined = UPDATE_API ? await writerCounters(aggregatorMetrics) : undefined;
     const rollMsgs = bus.total - syncMsgs;
     const syncBest = bus.best(1_000, tStart, tSynced);
     const rollBest = bus.best(5_000, tRoll, tRolled);
@@ -227,6 +257,25 @@ export async function benchSystem(): Promise<BenchResult[]> {
       out.push({ bench: b, metric: `${name} CPU while rolling`, value: ((cpu1.get(name)! - cpu0.get(name)!) / rollS) * 100, unit: "% of 1 core" });
       const peak = procPeakRssMb(pid);
       out.push({ bench: b, metric: `${name} peak RSS (${env[name]!.NODE_OPTIONS || "node's default heap"})`, value: peak, unit: "MiB", target: "<= 150", ok: peak <= 150 });
+    }
+    if (api0 && api1) {
+      const changes = api1.nodeChanges - api0.nodeChanges;
+      const nodeWrites = api1.nodeWrites - api0.nodeWrites;
+      out.push({ bench: b, metric: `Update Status API: every object written after the aggregator synced (cap ${UPDATE_API_WPS}/s)`, value: apiPopulateS, unit: "s" });
+      out.push({ bench: b, metric: "  ... status-aggregator RSS / peak RSS once every object was written", value: apiPopulatedRss.now, unit: `MiB / ${apiPopulatedRss.peak.toFixed(0)} MiB` });
+      out.push({ bench: b, metric: `Update Status API: node state changes seen while rolling`, value: changes, unit: "changes" });
+      out.push({
+        bench: b,
+        metric: "Update Status API: NodeProgressInsight writes per node state change",
+        value: changes > 0 ? nodeWrites / changes : 0,
+        unit: "writes",
+        target: "<= 1",
+        ok: changes > 0 && nodeWrites <= changes,
+      });
+      const rate = (api1.allWrites - api0.allWrites) / rollS;
+      // A token bucket lets its burst (here as large as the rate) through on top of the rate, once.
+      const bound = UPDATE_API_WPS + UPDATE_API_WPS / rollS;
+      out.push({ bench: b, metric: `Update Status API: all writes while rolling (cap ${UPDATE_API_WPS}/s, burst ${UPDATE_API_WPS})`, value: rate, unit: "writes/s", target: `<= ${bound.toFixed(1)}`, ok: rate <= bound });
     }
     out.push({ bench: b, metric: "kube-sim CPU while rolling", value: ((ks1 - ks0) / rollS) * 100, unit: "% of 1 core" });
     out.push({ bench: b, metric: "nats-server CPU while rolling", value: ((nats1 - nats0) / rollS) * 100, unit: "% of 1 core" });

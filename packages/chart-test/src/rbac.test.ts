@@ -87,8 +87,14 @@ describe("who may touch what", () => {
     for (const g of co) expect(g.resourceNames).toEqual(["lockstep"]);
   });
 
-  it("the status-aggregator only patches NodeDisruptionPolicy status", () => {
-    expect(grants("status-aggregator").map((g) => `${g.group}|${g.resource}|${g.verb}`)).toEqual(["lockstep.io|nodedisruptionpolicies/status|patch"]);
+  it("the status-aggregator only patches NodeDisruptionPolicy status and writes the Update Status API", () => {
+    const other = grants("status-aggregator").filter((g) => g.group !== "update.openshift.io" && g.group !== "apiextensions.k8s.io");
+    expect(other.map((g) => `${g.group}|${g.resource}|${g.verb}`)).toEqual(["lockstep.io|nodedisruptionpolicies/status|patch"]);
+    const crds = grants("status-aggregator").filter((g) => g.group === "apiextensions.k8s.io");
+    for (const g of crds) expect([g.verb, g.resourceNames.every((n) => n.endsWith(".update.openshift.io"))]).toEqual(["get", true]);
+    const off = { statusAggregator: { updateStatusApi: { enabled: false, writesPerSecond: 20, writeBurst: 50 } } };
+    const without = grantsOf(renderChart(chartDir, { namespace: NAMESPACE, values: off }).manifests, { name: "lockstep-status-aggregator", namespace: NAMESPACE });
+    expect(without.map((g) => `${g.group}|${g.resource}|${g.verb}`)).toEqual(["lockstep.io|nodedisruptionpolicies/status|patch"]);
   });
 });
 

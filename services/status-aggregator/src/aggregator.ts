@@ -110,6 +110,8 @@ export class Aggregator {
   private readonly pendingRemoved = new Set<string>();
   private notifyTimer: NodeJS.Timeout | undefined;
   private lastNotify = 0;
+  private readonly flushListeners = new Set<(result: FlushResult) => void>();
+  private readonly insightSources = new Set<() => HealthInsight[]>();
 
   constructor(private readonly o: AggregatorOptions) {
     this.clock = o.clock ?? wallClockNow;
@@ -235,13 +237,22 @@ export class Aggregator {
     // Re-encoded when next asked for (removed nodes leave the view's row names).
     for (const { record } of result.changed) this.nodeFields.changed(record.name);
     const ms = performance.now() - started;
-    if (result.changed.length + result.removed.length + result.pools.length > 0) this.o.hooks?.onFlush?.(result, ms, this.view.nodeCount);
+    if (result.changed.length + result.removed.length + result.pools.length > 0) {
+      this.o.hooks?.onFlush?.(result, ms, this.view.nodeCount);
+      for (const l of this.flushListeners) l(result);
+    }
     if (publish) {
       // A transition's row changed in this flush, at `now` (its `since`).
       for (const t of result.transitions) this.publishTransition(t, now);
       if (result.changed.length > 0 || result.removed.length > 0 || result.pools.length > 0) this.notify(result.changed, result.removed);
     }
     return result;
+  }
+
+  /** Calls `listener` after every recomputation that changed something (the Update Status API writer). */
+  onFlushed(listener: (result: FlushResult) => void): () => void {
+    this.flushListeners.add(listener);
+    return () => this.flushListeners.delete(listener);
   }
 
   /** Sets where insight.changed facts go (the runnable, once connected to NATS). */
@@ -352,12 +363,20 @@ export class Aggregator {
 
   private extraInsights(): HealthInsight[] {
     const nowMs = Number(this.clock() / 1_000_000n);
-    return lockstepInsights({
+    const own = lockstepInsights({
       holds: nodeHolds(this.leases.values(), nowMs, this.o.leaseSources ?? DEFAULT_LEASE_SOURCES),
       record: (n) => this.view.nodeRecord(n)?.record,
       bootImagePolicy: this.bootImagePolicy,
       lockstepOperator: this.lockstepOperator,
     });
+    for (const source of this.insightSources) own.push(...source());
+    return own;
+  }
+
+  /** Adds Lockstep insights from another part of the process (the Update Status API writer's mode). */
+  addInsightSource(source: () => HealthInsight[]): () => void {
+    this.insightSources.add(source);
+    return () => this.insightSources.delete(source);
   }
 
   /** The evaluation at the clock's now, with Lockstep's insights. Throws StatusError when not evaluable. */

@@ -13,7 +13,12 @@ import { env, serviceConfigSchema } from "@lockstep/runtime";
  * | MEDIK8S_LEASE_NAMESPACES | medik8s namespaces (Lease named node-<name>) | medik8s-leases |
  * | ADMIN_HOLDER_PREFIX | holder prefix of admin holds that never expire | kubeadm |
  * | WRITE_POLICY_STATUS | write each NodeDisruptionPolicy's Accepted/Conflicting status (the only Kubernetes write) | true |
- * | KUBECONFIG | kubeconfig for that write; in-cluster config when unset in a pod | client-node default |
+ * | KUBECONFIG | kubeconfig for the Kubernetes writes; in-cluster config when unset in a pod | client-node default |
+ * | UPDATE_API_ENABLED | maintain the OpenShift Update Status API objects (update.openshift.io; see src/update-api) | false |
+ * | UPDATE_API_WRITES_PER_SECOND | cap on those writes, all kinds together | 20 |
+ * | UPDATE_API_WRITE_BURST | writes allowed at once after a quiet period | 50 |
+ * | UPDATE_API_REFRESH_MS | cluster-level objects recomputed this often without changes (estimates move) | 30000 |
+ * | UPDATE_API_RESYNC_MS | owned objects re-listed and CRD ownership re-checked this often | 600000 |
  */
 export const aggregatorConfigSchema = serviceConfigSchema({
   GRPC_PORT: env.port().default(9094),
@@ -26,4 +31,9 @@ export const aggregatorConfigSchema = serviceConfigSchema({
   ADMIN_HOLDER_PREFIX: env.string().default("kubeadm"),
   WRITE_POLICY_STATUS: env.bool().default(true),
   KUBECONFIG: env.string().optional(),
+  UPDATE_API_ENABLED: env.bool().default(false),
+  UPDATE_API_WRITES_PER_SECOND: env.int({ min: 1, max: 1_000 }).default(20),
+  UPDATE_API_WRITE_BURST: env.int({ min: 1, max: 10_000 }).default(50),
+  UPDATE_API_REFRESH_MS: env.int({ min: 1_000 }).default(30_000),
+  UPDATE_API_RESYNC_MS: env.int({ min: 10_000 }).default(600_000),
 });

@@ -54,6 +54,22 @@ const policyStatus = config.WRITE_POLICY_STATUS
     ]
   : [];
 
+// The Update Status API writer (update-api/): beside the aggregator in its process, reading its view.
+const updateApi = config.UPDATE_API_ENABLED
+  ? [
+      (await import("./update-api/runnable.js")).updateApiRunnable({
+        aggregator,
+        kc: await (await import("@lockstep/kube/lite")).loadKubeAccess(config.KUBECONFIG),
+        logger,
+        registry,
+        writesPerSecond: config.UPDATE_API_WRITES_PER_SECOND,
+        writeBurst: config.UPDATE_API_WRITE_BURST,
+        refreshMs: config.UPDATE_API_REFRESH_MS,
+        resyncMs: config.UPDATE_API_RESYNC_MS,
+      }),
+    ]
+  : [];
+
 await runMain(
   [
     stopOnAbort("http", () => http.stop()),
@@ -68,6 +84,7 @@ await runMain(
       watchRefreshMs: config.WATCH_REFRESH_MS,
     }),
     ...policyStatus,
+    ...updateApi,
   ],
   { logger, stopTimeoutMs: config.SHUTDOWN_TIMEOUT },
 );

@@ -241,6 +241,16 @@ lease-coordinator demands one from every caller.
 {{- end }}
 - name: ADMIN_HOLDER_PREFIX
   value: {{ .v.adminHolderPrefix | quote }}
+{{- with .v.updateStatusApi }}
+- name: UPDATE_API_ENABLED
+  value: {{ .enabled | quote }}
+{{- if .enabled }}
+- name: UPDATE_API_WRITES_PER_SECOND
+  value: {{ .writesPerSecond | quote }}
+- name: UPDATE_API_WRITE_BURST
+  value: {{ .writeBurst | quote }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/* "true" when LEASE_AUTH accepts client certificates (mode mtls, token,mtls or mtls,token), else "". Takes the root context. */}}

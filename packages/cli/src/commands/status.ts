@@ -14,6 +14,8 @@ interface StatusFlags {
   server?: string;
   watch: boolean;
   output?: "json" | "yaml";
+  fromApi: boolean;
+  kubeconfig?: string;
 }
 
 function usage<T>(f: () => T): T {
@@ -41,9 +43,15 @@ export function register(program: Command): void {
     .option("--details <area>", "detailed output: none, all, nodes, health or operators", detailsArg, "none" as Details)
     .option("--server <addr>", `live: ${serverHelp("status-aggregator")}`)
     .option("--watch", "live: redraw as the update moves", false)
+    .option("--from-api", "render from the Update Status API objects (update.openshift.io) alone", false)
+    .option("--kubeconfig <file>", "--from-api: kubeconfig (default $KUBECONFIG, then in-cluster)")
     .addOption(new Option("-o, --output <format>", "live: structured output instead of text").choices(["json", "yaml"]))
     .action(async (flags: StatusFlags) => {
       const { details } = flags;
+      if (flags.fromApi) {
+        process.stdout.write(await (await import("./status/from-api.js")).runFromApi({ kubeconfig: flags.kubeconfig, details }));
+        return;
+      }
       if (flags.fromDir !== undefined || flags.case !== undefined) {
         if (!flags.fromDir || !flags.case) throw new CliError(EXIT.USAGE, "offline mode needs both --from-dir DIR and --case NAME");
         if (flags.watch || flags.output || flags.server) throw new CliError(EXIT.USAGE, "--watch, -o and --server are for live mode; offline mode (--from-dir, --case) prints the text once");

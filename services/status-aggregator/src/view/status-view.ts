@@ -474,6 +474,15 @@ export class StatusView {
     };
   }
 
+  /** The ClusterVersion `version` and the ClusterOperators (by name) as the rules read them. */
+  get clusterVersion(): ClusterVersion | undefined {
+    return this.cv?.state;
+  }
+
+  get clusterOperators(): readonly ClusterOperator[] {
+    return this.operatorList();
+  }
+
   /** The ClusterVersion target (history[0].version), if known. */
   get target(): string | undefined {
     return this.ctx.target;

@@ -1,0 +1,100 @@
+// The writer inside the status-aggregator process: it reads the aggregator's view in memory (no
+// second copy of the state plane at 10,000 nodes) and starts writing once the view is synced.
+import type { KubeConfigLike } from "@lockstep/kube/lite";
+import type { Runnable } from "@lockstep/runtime";
+import type { Logger } from "pino";
+import { Counter, Gauge, type Registry } from "prom-client";
+import type { Aggregator } from "../aggregator.js";
+import { insightApi } from "./client.js";
+import { modeInsights } from "./mode-insight.js";
+import { type ApiMode, CRD_NAMES } from "./stand-back.js";
+import { UpdateApiWriter, type WriterHooks, type WriterSource } from "./writer.js";
+
+/** The aggregator as the writer's source. */
+export function aggregatorSource(aggregator: Aggregator): WriterSource {
+  return {
+    nodeNames: () => aggregator.nodeNames(),
+    nodeRow: (name) => aggregator.view.nodeRecord(name),
+    evaluation: () => aggregator.evaluate().evaluation,
+    clusterVersion: () => aggregator.view.clusterVersion,
+    clusterOperators: () => aggregator.view.clusterOperators,
+    onFlushed: (listener) => aggregator.onFlushed((r) => listener([...r.changed.map((c) => c.record.name), ...r.removed])),
+  };
+}
+
+const MODES: ApiMode[] = ["writing", "standing-back", "crds-missing"];
+
+export function writerMetrics(registry: Registry): WriterHooks {
+  const writes = new Counter({
+    name: "lockstep_update_api_writes_total",
+    help: "Update Status API writes, by kind and verb (create, status, delete)",
+    labelNames: ["kind", "verb"],
+    registers: [registry],
+  });
+  const mode = new Gauge({
+    name: "lockstep_update_api_mode",
+    help: "1 for the Update Status API writer's mode: writing, standing-back (the cluster's own controller owns the API) or crds-missing",
+    labelNames: ["mode"],
+    registers: [registry],
+  });
+  const backlog = new Gauge({ name: "lockstep_update_api_pass_objects", help: "Objects compared in the last writer pass", registers: [registry] });
+  return {
+    onWrite: (kind, verb) => writes.inc({ kind, verb }),
+    onMode: (m) => {
+      for (const x of MODES) mode.set({ mode: x }, x === m ? 1 : 0);
+    },
+    onBacklog: (n) => backlog.set(n),
+  };
+}
+
+function combineHooks(a: WriterHooks | undefined, b: WriterHooks | undefined): WriterHooks | undefined {
+  if (!a || !b) return a ?? b;
+  return {
+    onWrite: (kind, verb, name) => (a.onWrite?.(kind, verb, name), b.onWrite?.(kind, verb, name)),
+    onMode: (m) => (a.onMode?.(m), b.onMode?.(m)),
+    onBacklog: (n) => (a.onBacklog?.(n), b.onBacklog?.(n)),
+  };
+}
+
+export interface UpdateApiRunnableOptions {
+  aggregator: Aggregator;
+  kc: KubeConfigLike;
+  logger: Logger;
+  writesPerSecond: number;
+  writeBurst: number;
+  refreshMs: number;
+  resyncMs: number;
+  registry?: Registry;
+  /** Extra hooks (tests); the metrics hooks come from `registry`. */
+  hooks?: WriterHooks;
+  /** Receives the writer once created (tests, the bench). */
+  onWriter?: (writer: UpdateApiWriter) => void;
+}
+
+export function updateApiRunnable(o: UpdateApiRunnableOptions): Runnable {
+  return {
+    name: "update-status-api",
+    async start(signal) {
+      const writer = new UpdateApiWriter({
+        api: insightApi(o.kc),
+        source: aggregatorSource(o.aggregator),
+        logger: o.logger,
+        writesPerSecond: o.writesPerSecond,
+        writeBurst: o.writeBurst,
+        refreshMs: o.refreshMs,
+        resyncMs: o.resyncMs,
+        hooks: combineHooks(o.registry ? writerMetrics(o.registry) : undefined, o.hooks),
+      });
+      o.onWriter?.(writer);
+      // `lockstep status` says when (and why) nothing is written.
+      const off = o.aggregator.addInsightSource(() => (writer.checked ? modeInsights(writer.mode, CRD_NAMES) : []));
+      while (!o.aggregator.synced && !signal.aborted) await new Promise((r) => setTimeout(r, 100));
+      try {
+        if (signal.aborted) return;
+        await writer.run(signal);
+      } finally {
+        off();
+      }
+    },
+  };
+}
