@@ -67,7 +67,7 @@ async function start(o: { crds: "lockstep" | "foreign" | "none"; writesPerSecond
   );
   const aggregator = new Aggregator({ logger, debounceMs: 10 });
   running.push(aggregatorRunnable({ aggregator, bus: { servers: nats.url }, logger, watchRefreshMs: 60_000 }).start(stop.signal));
-  await waitFor(() => aggregator.synced && aggregator.view.nodeCount === 7, { timeoutMs: 30_000, what: "aggregator synced" });
+  await waitFor(() => aggregator.synced && aggregator.view.nodeCount === 7, { timeoutMs: 90_000, what: "aggregator synced" });
   const writes: Harness["writes"] = [];
   let writer: UpdateApiWriter | undefined;
   running.push(
@@ -148,7 +148,7 @@ describe("UpdateApiWriter", () => {
     const after = h.writes.slice(before);
     const nodeWrites = after.filter((w) => w.kind === "NodeProgressInsight");
     expect(nodeWrites).toEqual([expect.objectContaining({ verb: "status", name: "ip-10-0-30-217.us-east-2.compute.internal" })]);
-  }, 60_000);
+  }, 150_000);
 
   it("deletes the object of a node that goes away", async () => {
     const h = await start({ crds: "lockstep" });
@@ -158,7 +158,7 @@ describe("UpdateApiWriter", () => {
       what: "node insight deleted",
     });
     expect(h.writes.filter((w) => w.verb === "delete")).toEqual([expect.objectContaining({ kind: "NodeProgressInsight", name: "ip-10-0-99-40.us-east-2.compute.internal" })]);
-  }, 60_000);
+  }, 150_000);
 
   it("keeps to the write cap", async () => {
     const h = await start({ crds: "lockstep", writesPerSecond: 20, writeBurst: 5 });
@@ -167,7 +167,7 @@ describe("UpdateApiWriter", () => {
     const span = h.writes[39]!.at - first;
     // 40 writes: 5 at once, then 35 at 20 per second, at least 1.75 s.
     expect(span).toBeGreaterThanOrEqual(1_700);
-  }, 60_000);
+  }, 150_000);
 
   it("stands back, writing nothing, when the CRDs are not Lockstep's", async () => {
     const h = await start({ crds: "foreign", refreshMs: 200 });
@@ -178,7 +178,7 @@ describe("UpdateApiWriter", () => {
     expect(h.writer.mode.detail).toContain("TechPreviewNoUpgrade");
     // `lockstep status` says so (the fixture's cluster is updating: inside Update Health).
     expect(h.aggregator.render("none")).toContain("Lockstep stands back from the Update Status API");
-  }, 60_000);
+  }, 150_000);
 
   it("writes nothing while the CRDs are missing", async () => {
     const h = await start({ crds: "none", refreshMs: 200 });
@@ -186,5 +186,5 @@ describe("UpdateApiWriter", () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(h.writes).toEqual([]);
     expect(h.aggregator.render("none")).toContain("Lockstep cannot publish the Update Status API");
-  }, 60_000);
+  }, 150_000);
 });
