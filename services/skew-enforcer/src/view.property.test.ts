@@ -68,6 +68,9 @@ function words(key: string | number | undefined): readonly string[] {
       return ["Done", "Working", "Degraded", "Unreconcilable", "Completed", "Partial", ""];
     case "status":
       return ["True", "False", "Unknown"];
+    case "operator":
+      // Valid operators only: an invalid selector makes whichPool throw on both paths alike.
+      return ["In", "NotIn", "Exists", "DoesNotExist"];
     case "type":
       return ["Degraded", "BuildInterrupted", "Updating", "Progressing"];
     case "version":

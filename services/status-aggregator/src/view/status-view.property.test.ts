@@ -70,6 +70,9 @@ function words(key: string | number | undefined): readonly string[] {
       return ["Done", "Working", "Rebooting", "Degraded", "Unreconcilable", "Completed", "Partial", ""];
     case "status":
       return ["True", "False", "Unknown"];
+    case "operator":
+      // Valid operators only: an invalid selector makes whichPool throw on both paths alike.
+      return ["In", "NotIn", "Exists", "DoesNotExist"];
     case "type":
       return ["Ready", "DiskPressure", "NetworkUnavailable", "MemoryPressure", "PIDPressure", "Progressing", "Failing", "Degraded"];
     case "version":
