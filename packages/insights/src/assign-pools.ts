@@ -1,7 +1,11 @@
 // Spec §4.2: which pool a node belongs to.
 import { MASTER_POOL, WORKER_POOL } from "./annotations.js";
 import { selectorMatches } from "./label-selector.js";
+import type { RuleInputs } from "./rule-inputs.js";
 import type { MachineConfigPool, Node } from "./types.js";
+
+/** What whichPool reads; see rule-inputs.ts. */
+export const POOL_ASSIGNMENT_INPUTS = { node: { labels: "all" }, pool: { nodeSelector: true } } as const satisfies RuleInputs;
 
 /**
  * Name of the node's pool: `master` first, then custom pools in pool-list order (Lockstep

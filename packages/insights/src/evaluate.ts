@@ -1,15 +1,14 @@
 // The whole evaluation (spec §14): pure function of the inputs, "now" and the wall clock.
 import { alertInsights } from "./alerts.js";
-import { MASTER_POOL, RELEASE_IMAGE_VERSION } from "./annotations.js";
+import { MASTER_POOL } from "./annotations.js";
 import { assignNodesToPools } from "./assign-pools.js";
 import { findCondition } from "./conditions.js";
 import { assessControlPlane } from "./control-plane.js";
 import { roundDuration } from "./duration.js";
 import { noClusterOperators, noClusterVersion, noProgressing } from "./errors.js";
 import { finalizeHealth, nodeInsights, pausedPoolInsight } from "./health.js";
-import { isMultiArch } from "./history.js";
 import type { Evaluation, HealthInsight, NodeRecord, PoolSummary } from "./model.js";
-import { type ClusterContext, evaluateNode } from "./node-status.js";
+import { type ClusterContext, clusterContext, evaluateNode, machineConfigVersion } from "./node-status.js";
 import { poolComplete, summarizePool } from "./pool-summary.js";
 import { SECOND, parseTime } from "./time.js";
 import type { EvaluateOptions, StatusInputs } from "./types.js";
@@ -18,7 +17,7 @@ export function machineConfigVersions(inputs: StatusInputs): Map<string, string>
   const versions = new Map<string, string>();
   for (const mc of inputs.machineConfigs) {
     // First MC of a name wins, like upstream's linear search.
-    if (!versions.has(mc.metadata.name)) versions.set(mc.metadata.name, mc.metadata.annotations?.[RELEASE_IMAGE_VERSION] ?? "");
+    if (!versions.has(mc.metadata.name)) versions.set(mc.metadata.name, machineConfigVersion(mc));
   }
   return versions;
 }
@@ -33,11 +32,7 @@ export function evaluate(inputs: StatusInputs, options: EvaluateOptions): Evalua
   if (!progressing) throw noProgressing();
 
   const history = cv.status?.history ?? [];
-  const ctx: ClusterContext = {
-    target: history[0] ? (history[0].version ?? "") : undefined,
-    migrationInProgress: isMultiArch(history) && progressing.status === "True",
-    mcVersions: machineConfigVersions(inputs),
-  };
+  const ctx: ClusterContext = clusterContext(cv, machineConfigVersions(inputs));
 
   const nodesPerPool = assignNodesToPools(inputs.pools, inputs.nodes);
   const collected: HealthInsight[] = [];

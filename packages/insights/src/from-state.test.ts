@@ -1,7 +1,7 @@
 import { ClusterOperatorState, ClusterVersionState, MachineConfigState, NodeState, PoolState } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
 import { evaluate } from "./evaluate.js";
-import { inputsFromState, nodeFromState, poolFromState } from "./from-state.js";
+import { ANNOTATION_SOURCES, inputsFromState, nodeFromState, poolFromState } from "./from-state.js";
 import { render } from "./render.js";
 import { clusterVersion, cond, mc, node, operator, pool } from "./testing/builders.js";
 import { parseTime } from "./time.js";
@@ -114,5 +114,19 @@ describe("inputsFromState", () => {
     expect(expected).toContain("Worker Pool Nodes: worker");
     expect(expected).toContain("Node worker-1 is not ready");
     expect(render(evaluate(fromState, opts), "all")).toBe(expected);
+  });
+});
+
+describe("ANNOTATION_SOURCES", () => {
+  it("names exactly the MachineConfigDaemonState fields each annotation of nodeFromState is built from", () => {
+    const base = { currentConfig: "", desiredConfig: "", desiredConfigPresent: false, state: "", reason: "", desiredDrain: "", lastAppliedDrain: "", postConfigAction: "", currentImage: "", currentImagePresent: false, desiredImage: "", desiredImagePresent: false, controlPlaneTopology: "" };
+    const annotationsOf = (mco: typeof base) => nodeFromState(NodeState.fromPartial({ name: "n", mco })).metadata.annotations ?? {};
+    const empty = annotationsOf(base);
+    for (const field of Object.keys(base) as Array<keyof typeof base>) {
+      const changed = annotationsOf({ ...base, [field]: typeof base[field] === "boolean" ? true : "v" });
+      const touched = Object.keys({ ...empty, ...changed }).filter((k) => empty[k] !== changed[k]);
+      const declared = Object.entries(ANNOTATION_SOURCES).filter(([, fields]) => fields.includes(field)).map(([k]) => k);
+      expect(touched.sort(), field).toEqual(declared.sort());
+    }
   });
 });

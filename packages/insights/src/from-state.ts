@@ -1,6 +1,7 @@
 // Maps state-plane snapshots (lockstep.state.v1, as the watcher stores them) to the Kubernetes-shaped
 // inputs of the status rules, so the aggregator evaluates exactly what the CLI evaluates offline.
 import type {
+  MachineConfigDaemonState,
   ClusterOperatorState,
   ClusterVersionState,
   Condition as StateCondition,
@@ -86,6 +87,22 @@ export function poolFromState(s: PoolState): MachineConfigPool {
     spec: { nodeSelector: selector(s.nodeSelector, s.nodeSelectorPresent), paused: s.paused, configuration: { name: s.targetConfig } },
   };
 }
+
+/**
+ * The MachineConfigDaemonState fields each node annotation is built from in nodeFromState: what a
+ * partial NodeState must keep for the annotations a rule reads (rule-inputs.ts). from-state.test.ts
+ * checks it against nodeFromState field by field.
+ */
+export const ANNOTATION_SOURCES: Readonly<Record<string, readonly (keyof MachineConfigDaemonState)[]>> = {
+  [CURRENT_CONFIG]: ["currentConfig"],
+  [DESIRED_CONFIG]: ["desiredConfig", "desiredConfigPresent"],
+  [MCD_STATE]: ["state"],
+  [MCD_REASON]: ["reason"],
+  [DESIRED_DRAIN]: ["desiredDrain"],
+  [LAST_APPLIED_DRAIN]: ["lastAppliedDrain"],
+  [CURRENT_IMAGE]: ["currentImage", "currentImagePresent"],
+  [DESIRED_IMAGE]: ["desiredImage", "desiredImagePresent"],
+};
 
 export function nodeFromState(s: NodeState): Node {
   const annotations: Record<string, string> = {};

@@ -19,16 +19,19 @@ export {
   poolFromState,
   nodeFromState,
   machineConfigFromState,
+  ANNOTATION_SOURCES,
   type StateSnapshot,
 } from "./from-state.js";
 // Building blocks of evaluate(), for evaluators that recompute incrementally (the status-aggregator).
 export { machineConfigVersions } from "./evaluate.js";
-export { evaluateNode, type ClusterContext, type NodeEvaluation } from "./node-status.js";
-export { whichPool } from "./assign-pools.js";
+export { evaluateNode, clusterContext, sameClusterContext, machineConfigVersion, NODE_STATUS_INPUTS, type ClusterContext, type NodeEvaluation } from "./node-status.js";
+export { whichPool, POOL_ASSIGNMENT_INPUTS } from "./assign-pools.js";
 export { summarizePool, summarizePoolLazily, summarizeCountedPool, adjustCounters, countNodes, zeroCounters, poolComplete } from "./pool-summary.js";
 export { nodeInsights, pausedPoolInsight, finalizeHealth } from "./health.js";
 export { assessControlPlane } from "./control-plane.js";
 export { alertInsights } from "./alerts.js";
 export { isMultiArch } from "./history.js";
 export { findCondition } from "./conditions.js";
-export { poolOsImage, type NodeAvailability } from "./node-availability.js";
+export { poolOsImage, NODE_AVAILABILITY_INPUTS, type NodeAvailability } from "./node-availability.js";
+// What the rules read, for consumers that keep or compare part of an object.
+export { NODE_RULE_INPUTS, mergeInputs, nodeStateFields, poolInputsKey, type RuleInputs, type NodeStateFields, type McoField } from "./rule-inputs.js";

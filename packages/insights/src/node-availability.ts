@@ -13,7 +13,22 @@ import {
 } from "./annotations.js";
 import { goQuote } from "./go-quote.js";
 import { MINUTE, ZERO_TIME, isZeroTime, parseTime } from "./time.js";
+import type { RuleInputs } from "./rule-inputs.js";
 import type { MachineConfigPool, Node } from "./types.js";
+
+const READY = "Ready";
+const DISK_PRESSURE = "DiskPressure";
+const NETWORK_UNAVAILABLE = "NetworkUnavailable";
+
+/** What assessAvailability (and poolOsImage) read; see rule-inputs.ts. */
+export const NODE_AVAILABILITY_INPUTS = {
+  node: {
+    annotations: [CURRENT_CONFIG, DESIRED_CONFIG, CURRENT_IMAGE, DESIRED_IMAGE, MCD_STATE],
+    conditions: [READY, DISK_PRESSURE, NETWORK_UNAVAILABLE],
+    unschedulable: true,
+  },
+  pool: { labels: [LAYERING_ENABLED_LABEL], annotations: [POOL_OS_IMAGE] },
+} as const satisfies RuleInputs;
 
 export const REASON_NOT_READY = "Not ready";
 export const REASON_DISK_PRESSURE = "Disk pressure";
@@ -64,9 +79,9 @@ export function assessAvailability(node: Node, pool: MachineConfigPool): NodeAva
   const reasons: UnavailableReason[] = [];
   for (const c of node.status?.conditions ?? []) {
     const base = { message: c.message ?? "", since: parseTime(c.lastTransitionTime) };
-    if (c.type === "Ready" && c.status !== "True") reasons.push({ reason: REASON_NOT_READY, ...base });
-    if (c.type === "DiskPressure" && c.status !== "False") reasons.push({ reason: REASON_DISK_PRESSURE, ...base });
-    if (c.type === "NetworkUnavailable" && c.status !== "False")
+    if (c.type === READY && c.status !== "True") reasons.push({ reason: REASON_NOT_READY, ...base });
+    if (c.type === DISK_PRESSURE && c.status !== "False") reasons.push({ reason: REASON_DISK_PRESSURE, ...base });
+    if (c.type === NETWORK_UNAVAILABLE && c.status !== "False")
       reasons.push({ reason: REASON_NETWORK_UNAVAILABLE, ...base });
   }
   if (node.spec?.unschedulable === true) reasons.push({ reason: REASON_UNSCHEDULABLE, message: "", since: ZERO_TIME });

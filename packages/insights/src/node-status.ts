@@ -12,10 +12,24 @@ import {
   MCD_STATE,
   MCD_UNRECONCILABLE,
   MCD_WORKING,
+  RELEASE_IMAGE_VERSION,
 } from "./annotations.js";
+import { findCondition } from "./conditions.js";
+import { isMultiArch } from "./history.js";
 import { assessAvailability, reasonString, unavailableSince, type NodeAvailability } from "./node-availability.js";
 import type { NodeAssessment, NodePhase, NodeRecord } from "./model.js";
-import type { MachineConfigPool, Node } from "./types.js";
+import type { RuleInputs } from "./rule-inputs.js";
+import type { ClusterVersion, MachineConfig, MachineConfigPool, Node } from "./types.js";
+
+/**
+ * What evaluateNode reads itself (assessAvailability declares its own); of the ClusterVersion it
+ * reads only the ClusterContext, built by clusterContext() and compared by sameClusterContext().
+ */
+export const NODE_STATUS_INPUTS = {
+  node: { annotations: [CURRENT_CONFIG, DESIRED_CONFIG, MCD_STATE, MCD_REASON, DESIRED_DRAIN, LAST_APPLIED_DRAIN] },
+  pool: { configuration: true, paused: true },
+  machineConfig: { annotations: [RELEASE_IMAGE_VERSION] },
+} as const satisfies RuleInputs;
 
 export interface ClusterContext {
   /** history[0].version; undefined with an empty history (then nothing equals it). */
@@ -23,6 +37,28 @@ export interface ClusterContext {
   migrationInProgress: boolean;
   /** MachineConfig name → release-image-version annotation ("" when missing). */
   mcVersions: ReadonlyMap<string, string>;
+}
+
+/** A MachineConfig's entry in ClusterContext.mcVersions. */
+export function machineConfigVersion(mc: MachineConfig): string {
+  return mc.metadata.annotations?.[RELEASE_IMAGE_VERSION] ?? "";
+}
+
+/** The ClusterContext of a ClusterVersion (spec §4.1, §9.3). */
+export function clusterContext(cv: ClusterVersion | undefined, mcVersions: ReadonlyMap<string, string>): ClusterContext {
+  const history = cv?.status?.history ?? [];
+  const progressing = findCondition(cv?.status?.conditions, "Progressing");
+  return {
+    target: history[0] ? (history[0].version ?? "") : undefined,
+    migrationInProgress: isMultiArch(history) && progressing?.status === "True",
+    mcVersions,
+  };
+}
+
+/** Whether two contexts give every node the same row, mcVersions aside (the caller tracks those by name). */
+export function sameClusterContext(a: ClusterContext, b: ClusterContext): boolean {
+  for (const k in a) if (k !== "mcVersions" && a[k as keyof ClusterContext] !== b[k as keyof ClusterContext]) return false;
+  return true;
 }
 
 export interface NodeEvaluation {

@@ -17,9 +17,10 @@ export const WATCHED_KINDS = [
 ] as const satisfies readonly StateKindName[];
 
 /**
- * What the StateCache keeps of the large kinds: only the fields the rules read. At 10,000 nodes a
- * whole NodeState (conditions, dates, roles, drain annotations...) is most of the heap, and a node
- * change that leaves these fields alone does not wake the enforcer.
+ * What the StateCache keeps of the large kinds: only the fields the rules declare they read
+ * (skew/rule-inputs.ts). At 10,000 nodes a whole NodeState (conditions, dates, roles, drain
+ * annotations...) is most of the heap, and a node change that leaves these fields alone does not
+ * wake the enforcer.
  */
 export const SKEW_PROJECTIONS = { node: skewNodeOf, machineConfig: skewMachineConfigOf } satisfies StateProjections;
 

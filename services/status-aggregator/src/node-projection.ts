@@ -1,11 +1,21 @@
 // What the aggregator keeps of a node snapshot (StateCache's `project` option): the fields the
 // status rules (via nodeFromState) and the preview read, in a NodeState with the rest left empty.
 // At 10,000 nodes the decoded snapshots were the largest part of the aggregator's heap, and the
-// cache also kept each one's bytes. Pure, returns plain data.
+// cache also kept each one's bytes. Which fields: derived from the rules' own declarations
+// (NODE_RULE_INPUTS), once, here. Pure, returns plain data.
 import type { MachineConfigDaemonState, NodeCondition, NodeState } from "@lockstep/contracts";
+import { type McoField, NODE_RULE_INPUTS, nodeStateFields } from "@lockstep/insights";
 
-/** The node conditions the rules read (nodeAvailability); the order among them is kept. */
-const READ_CONDITIONS = new Set(["Ready", "DiskPressure", "NetworkUnavailable"]);
+/** What the preview reads of a node's snapshot (preview/preview.ts, previewNode). */
+export const PREVIEW_NODE_INPUTS = { mco: ["currentConfig", "controlPlaneTopology"] } as const satisfies { mco: readonly McoField[] };
+
+const FIELDS = nodeStateFields(NODE_RULE_INPUTS);
+/** The node conditions the rules read; the order among them is kept. */
+const READ_CONDITIONS = FIELDS.conditions;
+const MCO_FIELDS: readonly McoField[] = [...new Set([...FIELDS.mco, ...PREVIEW_NODE_INPUTS.mco])];
+const KEEP_LABELS = FIELDS.labels;
+const KEEP_UNSCHEDULABLE = FIELDS.unschedulable;
+const NO_LABELS: Record<string, string> = {};
 
 /**
  * One Date per distinct transition time: nodes' conditions mostly share a few, and each Date costs
@@ -27,22 +37,32 @@ function sharedDate(d: Date | undefined): Date | undefined {
 
 const NO_ROLES: string[] = [];
 
+// Whether each field is kept, decided once: the projection below is one fixed-shape literal, as
+// cheap as a hand-written one (a loop over the field names measured clearly slower).
+const keep = (f: McoField): boolean => MCO_FIELDS.includes(f);
+const [currentConfig, desiredConfig, desiredConfigPresent, state, reason, desiredDrain, lastAppliedDrain, postConfigAction] = (
+  ["currentConfig", "desiredConfig", "desiredConfigPresent", "state", "reason", "desiredDrain", "lastAppliedDrain", "postConfigAction"] as const
+).map(keep);
+const [currentImage, currentImagePresent, desiredImage, desiredImagePresent, controlPlaneTopology] = (
+  ["currentImage", "currentImagePresent", "desiredImage", "desiredImagePresent", "controlPlaneTopology"] as const
+).map(keep);
+
+/** The kept fields; the others at their empty value. */
 function projectMco(m: MachineConfigDaemonState): MachineConfigDaemonState {
   return {
-    currentConfig: m.currentConfig,
-    desiredConfig: m.desiredConfig,
-    desiredConfigPresent: m.desiredConfigPresent,
-    state: m.state,
-    reason: m.reason,
-    desiredDrain: m.desiredDrain,
-    lastAppliedDrain: m.lastAppliedDrain,
-    postConfigAction: "",
-    currentImage: m.currentImage,
-    currentImagePresent: m.currentImagePresent,
-    desiredImage: m.desiredImage,
-    desiredImagePresent: m.desiredImagePresent,
-    // The preview's disruption decision reads it.
-    controlPlaneTopology: m.controlPlaneTopology,
+    currentConfig: currentConfig ? m.currentConfig : "",
+    desiredConfig: desiredConfig ? m.desiredConfig : "",
+    desiredConfigPresent: desiredConfigPresent ? m.desiredConfigPresent : false,
+    state: state ? m.state : "",
+    reason: reason ? m.reason : "",
+    desiredDrain: desiredDrain ? m.desiredDrain : "",
+    lastAppliedDrain: lastAppliedDrain ? m.lastAppliedDrain : "",
+    postConfigAction: postConfigAction ? m.postConfigAction : "",
+    currentImage: currentImage ? m.currentImage : "",
+    currentImagePresent: currentImagePresent ? m.currentImagePresent : false,
+    desiredImage: desiredImage ? m.desiredImage : "",
+    desiredImagePresent: desiredImagePresent ? m.desiredImagePresent : false,
+    controlPlaneTopology: controlPlaneTopology ? m.controlPlaneTopology : "",
   };
 }
 
@@ -54,11 +74,10 @@ export function projectNode(s: NodeState): NodeState {
   return {
     name: s.name,
     uid: "",
-    // All labels: pools select nodes by arbitrary selectors.
-    labels: s.labels,
+    labels: KEEP_LABELS ? s.labels : NO_LABELS,
     roles: NO_ROLES,
     mco: s.mco && projectMco(s.mco),
-    unschedulable: s.unschedulable,
+    unschedulable: KEEP_UNSCHEDULABLE ? s.unschedulable : false,
     conditions,
     architecture: "",
     kubeletVersion: "",

@@ -1,7 +1,11 @@
 import type { ClusterVersionState, PoolState } from "@lockstep/contracts";
 import { isConditionTrue } from "./conditions.js";
-import { type PoolTally, tallyNodes } from "./node-tally.js";
+import { type PoolTally, PROGRESS_FIELDS, tallyNodes } from "./node-tally.js";
 import { type MachineConfigLookup, releaseOf, type SkewNode, sortPools } from "./pools.js";
+import type { SkewRuleInputs } from "./rule-inputs.js";
+
+/** What evaluateCompletion reads (pools and the ClusterVersion whole); its nodes' progress through the tally. */
+export const COMPLETION_INPUTS = { node: { mco: PROGRESS_FIELDS }, machineConfig: ["releaseImageVersion"] } as const satisfies SkewRuleInputs;
 
 export type IncompleteCause = "Degraded" | "Paused" | "InProgress";
 

@@ -15,3 +15,4 @@ export * from "./machine-set-image.js";
 export * from "./scale-up.js";
 export * from "./cluster-operator.js";
 export * from "./stale.js";
+export * from "./rule-inputs.js";

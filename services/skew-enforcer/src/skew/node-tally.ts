@@ -1,8 +1,15 @@
 // Nodes counted per pool and per MCO progress (state, current and desired config): what completion
 // reads. A rolling update moves thousands of nodes, but they fall into a handful of such classes, so
 // an evaluation reads a few counts per pool instead of walking every node.
-import type { PoolState } from "@lockstep/contracts";
+import type { MachineConfigDaemonState, PoolState } from "@lockstep/contracts";
 import { primaryPoolOf, type SkewNode } from "./pools.js";
+
+/**
+ * A node's MCO progress: the fields completion reads of a node, through the tally (its
+ * COMPLETION_INPUTS). A class holds these fields and nothing else.
+ */
+export const PROGRESS_FIELDS = ["state", "currentConfig", "desiredConfig"] as const satisfies readonly (keyof MachineConfigDaemonState)[];
+export type ProgressField = (typeof PROGRESS_FIELDS)[number];
 
 /** Nodes sharing one MCO progress (undefined: the node carries no MCO annotations). */
 export interface ProgressClass {
@@ -14,7 +21,16 @@ export interface ProgressClass {
 export type PoolTally = ReadonlyMap<string, ReadonlyMap<string, ProgressClass>>;
 
 function classKey(mco: SkewNode["mco"]): string {
-  return mco === undefined ? "" : `+${mco.state}\n${mco.currentConfig}\n${mco.desiredConfig}`;
+  if (mco === undefined) return "";
+  let key = "+";
+  for (let i = 0; i < PROGRESS_FIELDS.length; i++) key += (i === 0 ? "" : "\n") + mco[PROGRESS_FIELDS[i]!];
+  return key;
+}
+
+function progressOf(mco: NonNullable<SkewNode["mco"]>): NonNullable<SkewNode["mco"]> {
+  const out: Partial<Record<ProgressField, string>> = {};
+  for (const f of PROGRESS_FIELDS) out[f] = mco[f];
+  return out as NonNullable<SkewNode["mco"]>;
 }
 
 function add(tally: Map<string, Map<string, { mco: SkewNode["mco"]; count: number }>>, pool: string | undefined, key: string, mco: SkewNode["mco"], delta: 1 | -1): void {
@@ -23,7 +39,7 @@ function add(tally: Map<string, Map<string, { mco: SkewNode["mco"]; count: numbe
   if (!classes) return;
   const c = classes.get(key);
   if (c === undefined) {
-    if (delta === 1) classes.set(key, { mco: mco === undefined ? undefined : { state: mco.state, currentConfig: mco.currentConfig, desiredConfig: mco.desiredConfig }, count: 1 });
+    if (delta === 1) classes.set(key, { mco: mco === undefined ? undefined : progressOf(mco), count: 1 });
     return;
   }
   c.count += delta;

@@ -1,29 +1,22 @@
-import type { MachineConfigDaemonState, MachineConfigState, NodeState, PoolState } from "@lockstep/contracts";
+import type { MachineConfigDaemonState, MachineConfigState, PoolState } from "@lockstep/contracts";
+import type { SkewMachineConfigField, SkewMcoField, SkewRuleInputs } from "./rule-inputs.js";
 import { selectorIsEmpty, selectorMatches } from "./selector.js";
 
-/** What the rules read of a rendered MachineConfig. */
-export type SkewMachineConfig = Pick<MachineConfigState, "name" | "releaseImageVersion">;
+/** What the rules read of a rendered MachineConfig (their declarations, merged in rule-inputs.ts). */
+export type SkewMachineConfig = Pick<MachineConfigState, "name" | SkewMachineConfigField>;
 
 /** Rendered MachineConfigs by name, as read from the state plane. */
 export type MachineConfigLookup = ReadonlyMap<string, SkewMachineConfig>;
 
-/** What the rules read of a node: its pool comes from its labels, its progress from three MCO annotations. */
+/** What the rules read of a node: its pool comes from its labels, its progress from MCO annotations (the declared fields). */
 export interface SkewNode {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;
-  readonly mco?: Readonly<Pick<MachineConfigDaemonState, "state" | "currentConfig" | "desiredConfig">> | undefined;
+  readonly mco?: Readonly<Pick<MachineConfigDaemonState, SkewMcoField>> | undefined;
 }
 
-/** A node as the skew-enforcer keeps it (its StateCache projection): nothing else is ever read. */
-export function skewNodeOf(n: NodeState): SkewNode {
-  const m = n.mco;
-  return { name: n.name, labels: n.labels, mco: m ? { state: m.state, currentConfig: m.currentConfig, desiredConfig: m.desiredConfig } : undefined };
-}
-
-/** A MachineConfig as the skew-enforcer keeps it (its StateCache projection). */
-export function skewMachineConfigOf(mc: MachineConfigState): SkewMachineConfig {
-  return { name: mc.name, releaseImageVersion: mc.releaseImageVersion };
-}
+/** What primaryPoolOf reads. */
+export const POOL_MEMBERSHIP_INPUTS = { node: { labels: "all" } } as const satisfies SkewRuleInputs;
 
 export const MASTER_POOL = "master";
 export const WORKER_POOL = "worker";

@@ -20,23 +20,27 @@ import {
   type PoolSummary,
   SECOND,
   assessControlPlane,
+  clusterContext,
   clusterOperatorFromState,
   clusterVersionFromState,
   evaluateNode,
   finalizeHealth,
   findCondition,
-  isMultiArch,
   noClusterOperators,
   noClusterVersion,
   noProgressing,
+  machineConfigFromState,
+  machineConfigVersion,
+  NODE_RULE_INPUTS,
   nodeFromState,
   nodeInsights,
   parseTime,
   pausedPoolInsight,
-  poolOsImage,
   poolComplete,
+  poolInputsKey,
   poolFromState,
   roundDuration,
+  sameClusterContext,
   type NodeCounters,
   adjustCounters,
   summarizeCountedPool,
@@ -82,13 +86,12 @@ interface PoolEntry {
 }
 
 /**
- * The pool fields evaluateNode reads (target config, paused, layered OS image). Everything else, the
- * status counters above all, changes with every node that finishes during a rollout; re-evaluating
- * 10,000 members for each of those changes blocked the aggregator for ~300 ms at a time.
+ * The pool fields the node rules read (NODE_RULE_INPUTS: target config, paused, layered OS image).
+ * Everything else, the status counters above all, changes with every node that finishes during a
+ * rollout; re-evaluating 10,000 members for each of those changes blocked the aggregator for
+ * ~300 ms at a time.
  */
-function poolNodeInputsKey(pool: MachineConfigPool): string {
-  return JSON.stringify([pool.spec?.configuration?.name ?? "", pool.spec?.paused === true, poolOsImage(pool) ?? null]);
-}
+const poolNodeInputsKey = poolInputsKey(NODE_RULE_INPUTS);
 
 /** A node whose ASSESSMENT or PHASE changed in a flush. */
 export interface Transition {
@@ -211,7 +214,8 @@ export class StatusView {
 
   setMachineConfig(name: string, state: MachineConfigState | undefined, revision = 0): void {
     const before = this.mcVersions.get(name);
-    const after = state?.releaseImageVersion;
+    // What the node rules read of a MachineConfig (NODE_RULE_INPUTS.machineConfig), as evaluate() reads it.
+    const after = state ? machineConfigVersion(machineConfigFromState(state)) : undefined;
     if (after === undefined) this.mcVersions.delete(name);
     else this.mcVersions.set(name, after);
     this.mcRevisions.set(name, revision);
@@ -224,12 +228,10 @@ export class StatusView {
     if (state && state.name !== "version") return;
     const cv = state ? clusterVersionFromState(state) : undefined;
     this.cv = cv ? { state: cv, revision } : undefined;
-    const history = cv?.status?.history ?? [];
-    const progressing = findCondition(cv?.status?.conditions, "Progressing");
-    const target = history[0] ? (history[0].version ?? "") : undefined;
-    const migrationInProgress = isMultiArch(history) && progressing?.status === "True";
-    if (target !== this.ctx.target || migrationInProgress !== this.ctx.migrationInProgress) {
-      this.ctx = { target, migrationInProgress, mcVersions: this.mcVersions };
+    // The node rules read the ClusterVersion only through the context.
+    const ctx = clusterContext(cv, this.mcVersions);
+    if (!sameClusterContext(ctx, this.ctx)) {
+      this.ctx = ctx;
       for (const n of this.nodes.keys()) this.dirtyNodes.add(n);
     }
   }

@@ -1,0 +1,382 @@
+// The optimised path (the StateCache projections SKEW_PROJECTIONS, a put whose projection is
+// unchanged dropped, and the NodeTally kept current from the changes that pass) against a plain
+// full evaluation of the whole objects, step by step, while arbitrary fields of arbitrary nodes,
+// pools, MachineConfigs and the ClusterVersion change. A field some rule reads but a projection
+// leaves out shows up here as a difference in the evaluation, the report or its publication.
+import { isDeepStrictEqual } from "node:util";
+import { ClusterVersionState, MachineConfigState, NodeState, PoolState, type SkewReport, type StateKindName } from "@lockstep/contracts";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { evaluateSkew, NodeTally, skewReportChanged, toSkewReport, type SkewEvaluation } from "./skew/index.js";
+import { cond, infrastructure, settings } from "./skew/fixtures.js";
+import { SKEW_PROJECTIONS, skewInputs, type SkewStateOf, type StateReader } from "./view.js";
+
+const d = (s: string) => new Date(s);
+const POOLS = ["master", "worker", "infra"];
+
+// ---- Arbitrary field changes -------------------------------------------------------------------
+
+type Path = readonly (string | number)[];
+type Place = { kind: "leaf" | "map" | "array" | "optional"; path: Path; template: unknown };
+
+/** Fields holding a string map (set or delete a key) rather than a message. */
+const MAPS = new Set(["labels", "matchLabels"]);
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !(v instanceof Date) && !Array.isArray(v);
+
+/** Every place of `v` a change can touch; `template` (a fully populated value) supplies absent parts. */
+function places(v: unknown, template: unknown, path: Path = [], out: Place[] = []): Place[] {
+  const key = path[path.length - 1];
+  if (typeof key === "string" && MAPS.has(key)) out.push({ kind: "map", path, template });
+  else if (Array.isArray(v)) {
+    out.push({ kind: "array", path, template: Array.isArray(template) ? template[0] : undefined });
+    v.forEach((x, i) => places(x, Array.isArray(template) ? template[0] : undefined, [...path, i], out));
+  } else if (isObject(v) || (v === undefined && isObject(template))) {
+    const t = isObject(template) ? template : {};
+    if (path.length > 0 && typeof key === "string") out.push({ kind: "optional", path, template });
+    if (v !== undefined) for (const k of new Set([...Object.keys(t), ...Object.keys(v as object)])) places((v as Record<string, unknown>)[k], t[k], [...path, k], out);
+  } else if (v !== undefined || template !== undefined) out.push({ kind: "leaf", path, template });
+  return out;
+}
+
+function getIn(v: unknown, path: Path): unknown {
+  return path.reduce<unknown>((x, k) => (x as Record<string | number, unknown> | undefined)?.[k], v);
+}
+
+/** `v` with the value at `path` replaced (copies along the path; the rest is shared). */
+function setIn(v: unknown, path: Path, f: (x: unknown) => unknown): unknown {
+  if (path.length === 0) return f(v);
+  const [k, ...rest] = path;
+  if (Array.isArray(v)) return v.map((x, i) => (i === k ? setIn(x, rest, f) : x));
+  const o = { ...(v as Record<string, unknown>) };
+  const next = setIn(o[k as string], rest, f);
+  if (next === undefined) delete o[k as string];
+  else o[k as string] = next;
+  return o;
+}
+
+const DATES = [d("2024-03-01T10:00:00Z"), d("2024-03-01T11:00:00Z")];
+
+/** Values a string field takes, by field name: ones the rules tell apart. */
+function words(key: string | number | undefined): readonly string[] {
+  switch (key) {
+    case "currentConfig":
+    case "desiredConfig":
+    case "targetConfig":
+      return ["rendered-worker-old", "rendered-worker-new", "rendered-master-new", "rendered-infra-new", ""];
+    case "state":
+      return ["Done", "Working", "Degraded", "Unreconcilable", "Completed", "Partial", ""];
+    case "status":
+      return ["True", "False", "Unknown"];
+    case "operator":
+      // Valid operators only: an invalid selector makes whichPool throw on both paths alike.
+      return ["In", "NotIn", "Exists", "DoesNotExist"];
+    case "type":
+      return ["Degraded", "BuildInterrupted", "Updating", "Progressing"];
+    case "version":
+    case "releaseImageVersion":
+      return ["4.15.3", "4.16.1", "4.17.0", ""];
+    default:
+      return ["", "x", "img-a"];
+  }
+}
+const LABEL_KEYS = ["node-role.kubernetes.io/worker", "node-role.kubernetes.io/infra", "node-role.kubernetes.io/master", "operator.machineconfiguration.openshift.io/required-for-upgrade", "zone"];
+
+interface Change {
+  where: number;
+  how: number;
+  what: number;
+}
+
+/** `root` with one arbitrary change: a leaf set, a map key set or deleted, an element added or removed, a part dropped or added. */
+function change<T>(root: T, template: T, c: Change): T {
+  const all = places(root, template).filter((p) => !(p.path.length === 1 && p.path[0] === "name"));
+  const p = all[c.where % all.length]!;
+  const key = p.path[p.path.length - 1];
+  return setIn(root, p.path, (x) => {
+    switch (p.kind) {
+      case "leaf": {
+        const t = x ?? p.template;
+        if (typeof t === "boolean") return !(x as boolean);
+        if (typeof t === "number") return c.what % 5;
+        if (t instanceof Date || t === undefined) return c.how % 5 === 0 ? undefined : DATES[c.what % DATES.length];
+        const w = words(key);
+        const v = w[c.what % w.length];
+        return v === x ? w[(c.what + 1) % w.length] : v;
+      }
+      case "map": {
+        const m = { ...(x as Record<string, string>) };
+        const k = LABEL_KEYS[c.what % LABEL_KEYS.length]!;
+        if (c.how % 2 === 0) delete m[k];
+        else m[k] = c.how % 4 === 1 ? "" : "a";
+        return m;
+      }
+      case "array": {
+        const a = [...((x as unknown[]) ?? [])];
+        const op = c.how % 3;
+        if (op === 0 && a.length > 0) a.splice(c.what % a.length, 1);
+        else if (op === 1 && a.length > 0) a.push(structuredClone(a[c.what % a.length]));
+        else if (p.template !== undefined) a.splice(c.what % (a.length + 1), 0, structuredClone(p.template));
+        return a;
+      }
+      case "optional":
+        return x === undefined ? structuredClone(p.template) : c.how % 4 === 0 ? undefined : x;
+    }
+  }) as T;
+}
+
+// ---- The world ---------------------------------------------------------------------------------
+
+const NODE_TEMPLATE = NodeState.fromPartial({
+  name: "t",
+  uid: "uid",
+  labels: { "node-role.kubernetes.io/worker": "" },
+  roles: ["worker"],
+  mco: {
+    currentConfig: "rendered-worker-old",
+    desiredConfig: "rendered-worker-new",
+    desiredConfigPresent: true,
+    state: "Working",
+    reason: "r",
+    desiredDrain: "drain-1",
+    lastAppliedDrain: "uncordon-1",
+    postConfigAction: "Reboot",
+    currentImage: "img-a",
+    currentImagePresent: true,
+    desiredImage: "img-b",
+    desiredImagePresent: true,
+    controlPlaneTopology: "HighlyAvailable",
+  },
+  unschedulable: false,
+  conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "ok", lastTransitionTime: d("2024-03-01T10:00:00Z") }],
+  creationTime: d("2024-01-01T00:00:00Z"),
+  architecture: "amd64",
+  kubeletVersion: "v1.29.5",
+  deletionTime: d("2024-03-01T11:00:00Z"),
+});
+
+function node(name: string, role: string, i: number): NodeState {
+  const shapes = [
+    { currentConfig: `rendered-${role}-new`, desiredConfig: `rendered-${role}-new`, state: "Done" },
+    { currentConfig: `rendered-${role}-old`, desiredConfig: `rendered-${role}-new`, state: "Working" },
+    { currentConfig: `rendered-${role}-old`, desiredConfig: `rendered-${role}-old`, state: "Done" },
+    { currentConfig: `rendered-${role}-old`, desiredConfig: `rendered-${role}-new`, state: "Degraded", reason: "failed to drain" },
+  ];
+  return NodeState.fromPartial({
+    name,
+    uid: `uid-${name}`,
+    labels: { [`node-role.kubernetes.io/${role}`]: "" },
+    roles: [role],
+    mco: { desiredConfigPresent: true, ...shapes[i % shapes.length] },
+    conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "ok", lastTransitionTime: d("2024-03-01T10:00:00Z") }],
+  });
+}
+
+const POOL_TEMPLATE = PoolState.fromPartial({
+  name: "t",
+  uid: "uid",
+  generation: "2",
+  labels: { "operator.machineconfiguration.openshift.io/required-for-upgrade": "" },
+  nodeSelector: { matchLabels: { "node-role.kubernetes.io/worker": "" }, matchExpressions: [{ key: "zone", operator: "Exists", values: [] }] },
+  nodeSelectorPresent: true,
+  paused: false,
+  maxUnavailable: "1",
+  targetConfig: "rendered-worker-new",
+  currentConfig: "rendered-worker-old",
+  counters: { machineCount: 3, updatedMachineCount: 1, readyMachineCount: 3, unavailableMachineCount: 1, degradedMachineCount: 0 },
+  conditions: [cond("Degraded", "False")],
+  observedGeneration: "2",
+  newestImageEquivalentConfig: "img-b",
+  layered: false,
+});
+
+const pool = (name: string) =>
+  PoolState.fromPartial({
+    name,
+    nodeSelectorPresent: true,
+    nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: "" } },
+    targetConfig: `rendered-${name}-new`,
+    currentConfig: `rendered-${name}-old`,
+    counters: { machineCount: 3, updatedMachineCount: 1, readyMachineCount: 3, degradedMachineCount: 0 },
+    conditions: [cond("Degraded", "False")],
+  });
+
+const MC_TEMPLATE = MachineConfigState.fromPartial({ name: "t", uid: "uid", labels: { a: "b" }, releaseImageVersion: "4.16.1", generatedByControllerVersion: "v1", osImageUrl: "img-a", kernelArguments: ["x"], kernelType: "default", fips: false, extensions: ["x"], ignitionVersion: "3.4.0", ownerPool: "worker" });
+
+const CV_TEMPLATE = ClusterVersionState.fromPartial({
+  name: "version",
+  uid: "uid",
+  desired: { version: "4.16.1", image: "img-b" },
+  desiredUpdate: { version: "4.16.1", image: "img-b", force: true },
+  history: [{ state: "Partial", version: "4.16.1", image: "img-b", startedTime: d("2024-03-01T10:00:00Z"), completionTime: d("2024-03-01T11:00:00Z") }],
+  conditions: [cond("Progressing", "True")],
+  generation: "1",
+  observedGeneration: "1",
+  channel: "stable-4.16",
+  clusterId: "c",
+});
+
+interface World {
+  cv: ClusterVersionState;
+  pools: Map<string, PoolState>;
+  mcs: Map<string, MachineConfigState>;
+  nodes: Map<string, NodeState>;
+}
+
+function world(): World {
+  const nodes = new Map<string, NodeState>();
+  for (let i = 0; i < 2; i++) nodes.set(`master-${i}`, node(`master-${i}`, "master", i));
+  for (let i = 0; i < 5; i++) nodes.set(`worker-${i}`, node(`worker-${i}`, "worker", i));
+  for (let i = 0; i < 2; i++) nodes.set(`infra-${i}`, node(`infra-${i}`, "infra", i + 2));
+  const mcs = new Map<string, MachineConfigState>();
+  for (const p of POOLS) {
+    mcs.set(`rendered-${p}-old`, MachineConfigState.fromPartial({ name: `rendered-${p}-old`, releaseImageVersion: "4.15.3" }));
+    mcs.set(`rendered-${p}-new`, MachineConfigState.fromPartial({ name: `rendered-${p}-new`, releaseImageVersion: "4.16.1" }));
+  }
+  const cv = ClusterVersionState.fromPartial({
+    name: "version",
+    desired: { version: "4.16.1", image: "img-b" },
+    conditions: [cond("Progressing", "True")],
+    history: [
+      { state: "Partial", version: "4.16.1", image: "img-b", startedTime: d("2024-03-01T10:00:00Z") },
+      { state: "Completed", version: "4.15.3", image: "img-a", startedTime: d("2024-01-01T10:00:00Z") },
+    ],
+  });
+  return { cv, pools: new Map(POOLS.map((p) => [p, pool(p)])), mcs, nodes };
+}
+
+// ---- The two paths -----------------------------------------------------------------------------
+
+const VIEW = { settings: settings(), bootImagesNamespace: "openshift-machine-config-operator", bootImagesName: "coreos-bootimages" };
+const INFRASTRUCTURE = infrastructure("AWS");
+
+/** What the enforcer has: a StateCache with SKEW_PROJECTIONS (a put with an unchanged projection never arrives) and its NodeTally. */
+class Optimised implements StateReader {
+  private readonly held = new Map<StateKindName, Map<string, unknown>>();
+  readonly tally = new NodeTally();
+
+  put(kind: StateKindName, name: string, value: unknown): void {
+    let m = this.held.get(kind);
+    if (!m) this.held.set(kind, (m = new Map()));
+    if (value === undefined) {
+      if (!m.delete(name)) return;
+      if (kind === "node") this.tally.delete(name);
+    } else {
+      const project = (SKEW_PROJECTIONS as Partial<Record<StateKindName, (v: never) => unknown>>)[kind];
+      const v = project ? project(value as never) : value;
+      if (project && m.has(name) && isDeepStrictEqual(m.get(name), v)) return;
+      m.set(name, v);
+      if (kind === "node") this.tally.put(v as SkewStateOf<"node">);
+    }
+    if (kind === "pool") this.tally.setPools(this.list("pool"));
+  }
+
+  get<K extends StateKindName>(kind: K, name: string): SkewStateOf<K> | undefined {
+    return this.held.get(kind)?.get(name) as SkewStateOf<K> | undefined;
+  }
+
+  list<K extends StateKindName>(kind: K): SkewStateOf<K>[] {
+    return [...(this.held.get(kind)?.values() ?? [])] as SkewStateOf<K>[];
+  }
+
+  evaluate(): SkewEvaluation {
+    return evaluateSkew(skewInputs(this, VIEW, this.tally.tally));
+  }
+}
+
+/** The rules on the whole objects, nodes listed and tallied from scratch. */
+function full(w: World): SkewEvaluation {
+  return evaluateSkew({
+    clusterVersion: w.cv,
+    infrastructure: INFRASTRUCTURE,
+    pools: [...w.pools.values()],
+    nodes: [...w.nodes.values()],
+    machineConfigs: new Map(w.mcs),
+    bootImagePolicy: undefined,
+    settings: VIEW.settings,
+  });
+}
+
+const KINDS = ["node", "node", "node", "node", "pool", "pool", "machineConfig", "clusterVersion", "addNode", "deleteNode"] as const;
+interface Step extends Change {
+  kind: (typeof KINDS)[number];
+  target: number;
+}
+const step: fc.Arbitrary<Step> = fc.record({ kind: fc.constantFrom(...KINDS), target: fc.nat(), where: fc.nat(), how: fc.nat(), what: fc.nat() });
+
+function apply(w: World, o: Optimised, s: Step): void {
+  const pick = <T>(xs: readonly T[]): T => xs[s.target % xs.length]!;
+  switch (s.kind) {
+    case "node": {
+      if (w.nodes.size === 0) return;
+      const name = pick([...w.nodes.keys()]);
+      const next = change(w.nodes.get(name)!, NODE_TEMPLATE, s);
+      w.nodes.set(name, next);
+      o.put("node", name, next);
+      return;
+    }
+    case "addNode": {
+      const name = `extra-${s.target % 3}`;
+      const next = node(name, POOLS[s.how % POOLS.length]!, s.what);
+      w.nodes.set(name, next);
+      o.put("node", name, next);
+      return;
+    }
+    case "deleteNode": {
+      if (w.nodes.size === 0) return;
+      const name = pick([...w.nodes.keys()]);
+      w.nodes.delete(name);
+      o.put("node", name, undefined);
+      return;
+    }
+    case "pool": {
+      const name = pick(POOLS);
+      const before = w.pools.get(name);
+      const next = before === undefined ? pool(name) : s.how % 17 === 0 ? undefined : change(before, POOL_TEMPLATE, s);
+      if (next) w.pools.set(name, next);
+      else w.pools.delete(name);
+      o.put("pool", name, next);
+      return;
+    }
+    case "machineConfig": {
+      const name = pick([...w.mcs.keys()]);
+      const next = change(w.mcs.get(name)!, MC_TEMPLATE, s);
+      w.mcs.set(name, next);
+      o.put("machineConfig", name, next);
+      return;
+    }
+    case "clusterVersion": {
+      w.cv = change(w.cv, CV_TEMPLATE, s);
+      o.put("clusterVersion", "version", w.cv);
+      return;
+    }
+  }
+}
+
+describe("the skew view against a full evaluation, under arbitrary field changes", () => {
+  it("gives identical skew evaluations, reports and publications at every step", () => {
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), (steps) => {
+        const w = world();
+        const o = new Optimised();
+        o.put("infrastructure", "cluster", INFRASTRUCTURE);
+        o.put("clusterVersion", "version", w.cv);
+        for (const p of w.pools.values()) o.put("pool", p.name, p);
+        for (const m of w.mcs.values()) o.put("machineConfig", m.name, m);
+        for (const [n, s] of w.nodes) o.put("node", n, s);
+        let published: { optimised: SkewReport | undefined; full: SkewReport | undefined } = { optimised: undefined, full: undefined };
+        for (const [i, s] of [undefined, ...steps].entries()) {
+          if (s) apply(w, o, s);
+          const [mine, theirs] = [o.evaluate(), full(w)];
+          expect(mine, `evaluation, step ${i}`).toEqual(theirs);
+          const [a, b] = [toSkewReport(mine), toSkewReport(theirs)];
+          expect(a, `report, step ${i}`).toEqual(b);
+          // skew.evaluated is published on change only: the same steps publish.
+          expect(skewReportChanged(published.optimised, a), `published, step ${i}`).toBe(skewReportChanged(published.full, b));
+          published = { optimised: a, full: b };
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

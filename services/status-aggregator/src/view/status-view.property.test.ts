@@ -1,0 +1,444 @@
+// The optimised path (the node projection the state cache applies, dropping a put whose projection
+// is unchanged, then StatusView's incremental re-evaluation keyed by what the rules read) against a
+// plain full evaluation of the whole objects, step by step, while arbitrary fields of arbitrary
+// nodes, pools, MachineConfigs and the ClusterVersion change. A field some rule reads but a
+// projection or re-evaluation key leaves out shows up here as a difference.
+import { isDeepStrictEqual } from "node:util";
+import { ClusterOperatorState, ClusterVersionState, MachineConfigState, NodeState, PoolState } from "@lockstep/contracts";
+import { evaluate, inputsFromState, type NodeRecord, parseTime, render } from "@lockstep/insights";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { projectNode } from "../node-projection.js";
+import { StatusView } from "./status-view.js";
+
+const NOW = parseTime("2024-03-01T12:00:00Z");
+const d = (s: string) => new Date(s);
+const LAYERED = "machineconfiguration.openshift.io/layering-enabled";
+const POOLS = ["master", "worker", "infra"];
+
+// ---- Arbitrary field changes -------------------------------------------------------------------
+
+type Path = readonly (string | number)[];
+type Place = { kind: "leaf" | "map" | "array" | "optional"; path: Path; template: unknown };
+
+/** Fields holding a string map (set or delete a key) rather than a message. */
+const MAPS = new Set(["labels", "matchLabels"]);
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !(v instanceof Date) && !Array.isArray(v);
+
+/** Every place of `v` a change can touch; `template` (a fully populated value) supplies absent parts. */
+function places(v: unknown, template: unknown, path: Path = [], out: Place[] = []): Place[] {
+  const key = path[path.length - 1];
+  if (typeof key === "string" && MAPS.has(key)) out.push({ kind: "map", path, template });
+  else if (Array.isArray(v)) {
+    out.push({ kind: "array", path, template: Array.isArray(template) ? template[0] : undefined });
+    v.forEach((x, i) => places(x, Array.isArray(template) ? template[0] : undefined, [...path, i], out));
+  } else if (isObject(v) || (v === undefined && isObject(template))) {
+    const t = isObject(template) ? template : {};
+    if (path.length > 0 && typeof key === "string") out.push({ kind: "optional", path, template });
+    if (v !== undefined) for (const k of new Set([...Object.keys(t), ...Object.keys(v as object)])) places((v as Record<string, unknown>)[k], t[k], [...path, k], out);
+  } else if (v !== undefined || template !== undefined) out.push({ kind: "leaf", path, template });
+  return out;
+}
+
+function getIn(v: unknown, path: Path): unknown {
+  return path.reduce<unknown>((x, k) => (x as Record<string | number, unknown> | undefined)?.[k], v);
+}
+
+/** `v` with the value at `path` replaced (copies along the path; the rest is shared). */
+function setIn(v: unknown, path: Path, f: (x: unknown) => unknown): unknown {
+  if (path.length === 0) return f(v);
+  const [k, ...rest] = path;
+  if (Array.isArray(v)) return v.map((x, i) => (i === k ? setIn(x, rest, f) : x));
+  const o = { ...(v as Record<string, unknown>) };
+  const next = setIn(o[k as string], rest, f);
+  if (next === undefined) delete o[k as string];
+  else o[k as string] = next;
+  return o;
+}
+
+const DATES = [d("2024-03-01T10:00:00Z"), d("2024-03-01T11:00:00Z"), d("2024-03-01T11:59:30Z"), d("2024-03-01T11:57:00Z")];
+
+/** Values a string field takes, by field name: ones the rules tell apart. */
+function words(key: string | number | undefined): readonly string[] {
+  switch (key) {
+    case "currentConfig":
+    case "desiredConfig":
+    case "targetConfig":
+      return ["rendered-worker-old", "rendered-worker-new", "rendered-infra-new", "rendered-master-new", ""];
+    case "state":
+      return ["Done", "Working", "Rebooting", "Degraded", "Unreconcilable", "Completed", "Partial", ""];
+    case "status":
+      return ["True", "False", "Unknown"];
+    case "operator":
+      // Valid operators only: an invalid selector makes whichPool throw on both paths alike.
+      return ["In", "NotIn", "Exists", "DoesNotExist"];
+    case "type":
+      return ["Ready", "DiskPressure", "NetworkUnavailable", "MemoryPressure", "PIDPressure", "Progressing", "Failing", "Degraded"];
+    case "version":
+    case "releaseImageVersion":
+      return ["4.15.3", "4.16.1", ""];
+    case "image":
+    case "currentImage":
+    case "desiredImage":
+    case "newestImageEquivalentConfig":
+      return ["img-a", "img-b", ""];
+    case "desiredDrain":
+    case "lastAppliedDrain":
+      return ["drain-1", "uncordon-1", "drain-2", ""];
+    case "controlPlaneTopology":
+      return ["HighlyAvailable", "SingleReplica", ""];
+    default:
+      return ["", "x", "failed to drain node: PDB", "node worker-1 is down"];
+  }
+}
+const LABEL_KEYS = ["node-role.kubernetes.io/worker", "node-role.kubernetes.io/infra", "node-role.kubernetes.io/master", "zone", LAYERED];
+
+interface Change {
+  where: number;
+  how: number;
+  what: number;
+}
+
+/** `root` with one arbitrary change: a leaf set, a map key set or deleted, an element added or removed, a part dropped or added. */
+function change<T>(root: T, template: T, c: Change): T {
+  const all = places(root, template).filter((p) => !(p.path.length === 1 && p.path[0] === "name"));
+  const p = all[c.where % all.length]!;
+  const key = p.path[p.path.length - 1];
+  return setIn(root, p.path, (x) => {
+    switch (p.kind) {
+      case "leaf": {
+        const t = x ?? p.template;
+        if (typeof t === "boolean") return !(x as boolean);
+        if (typeof t === "number") return c.what % 5;
+        if (t instanceof Date || t === undefined) return c.how % 5 === 0 ? undefined : DATES[c.what % DATES.length];
+        const w = words(key);
+        const v = w[c.what % w.length];
+        return v === x ? w[(c.what + 1) % w.length] : v;
+      }
+      case "map": {
+        const m = { ...(x as Record<string, string>) };
+        const k = LABEL_KEYS[c.what % LABEL_KEYS.length]!;
+        if (c.how % 2 === 0) delete m[k];
+        else m[k] = c.how % 4 === 1 ? "" : "a";
+        return m;
+      }
+      case "array": {
+        const a = [...((x as unknown[]) ?? [])];
+        const op = c.how % 3;
+        if (op === 0 && a.length > 0) a.splice(c.what % a.length, 1);
+        else if (op === 1 && a.length > 0) a.push(structuredClone(a[c.what % a.length]));
+        else if (p.template !== undefined) a.splice(c.what % (a.length + 1), 0, structuredClone(p.template));
+        return a;
+      }
+      case "optional":
+        return x === undefined ? structuredClone(p.template) : c.how % 4 === 0 ? undefined : x;
+    }
+  }) as T;
+}
+
+// ---- The world ---------------------------------------------------------------------------------
+
+const condition = (type: string, status: string, at = "2024-03-01T10:00:00Z") => ({ type, status, reason: `R${type}`, message: `${type} is ${status}`, lastTransitionTime: d(at) });
+
+const NODE_TEMPLATE = NodeState.fromPartial({
+  name: "t",
+  uid: "uid",
+  labels: { "node-role.kubernetes.io/worker": "" },
+  roles: ["worker"],
+  mco: {
+    currentConfig: "rendered-worker-old",
+    desiredConfig: "rendered-worker-new",
+    desiredConfigPresent: true,
+    state: "Working",
+    reason: "r",
+    desiredDrain: "drain-1",
+    lastAppliedDrain: "uncordon-1",
+    postConfigAction: "Reboot",
+    currentImage: "img-a",
+    currentImagePresent: true,
+    desiredImage: "img-b",
+    desiredImagePresent: true,
+    controlPlaneTopology: "HighlyAvailable",
+  },
+  unschedulable: false,
+  conditions: [condition("Ready", "True")],
+  creationTime: d("2024-01-01T00:00:00Z"),
+  architecture: "amd64",
+  kubeletVersion: "v1.29.5",
+  deletionTime: d("2024-03-01T11:00:00Z"),
+});
+
+/** Node shapes a rollout goes through, layered ones included (the images then matter). */
+function node(name: string, role: string, i: number): NodeState {
+  const oldCfg = `rendered-${role}-old`;
+  const newCfg = `rendered-${role}-new`;
+  const shapes: Array<Partial<NonNullable<NodeState["mco"]>>> = [
+    { currentConfig: newCfg, state: "Done" },
+    { currentConfig: oldCfg, state: "Working" },
+    { currentConfig: oldCfg, state: "Rebooting", desiredDrain: "drain-1", lastAppliedDrain: "uncordon-1" },
+    { currentConfig: oldCfg, state: "Degraded", reason: "failed to drain node: PDB" },
+    { currentConfig: oldCfg, desiredConfig: oldCfg, state: "Done" },
+    { currentConfig: newCfg, state: "Done", currentImage: "img-b", currentImagePresent: true, desiredImage: "img-b", desiredImagePresent: true },
+    { currentConfig: oldCfg, state: "Working", currentImage: "img-a", currentImagePresent: true, desiredImage: "img-b", desiredImagePresent: true },
+    { currentConfig: oldCfg, desiredConfig: "", desiredConfigPresent: true, state: "Done" },
+    // Present but empty: the image check applies (and fails) only while the annotation is there.
+    { currentConfig: newCfg, state: "Done", currentImage: "", currentImagePresent: true },
+    { currentConfig: newCfg, state: "Done", desiredImage: "", desiredImagePresent: true },
+  ];
+  return NodeState.fromPartial({
+    name,
+    uid: `uid-${name}`,
+    labels: { [`node-role.kubernetes.io/${role}`]: "" },
+    roles: [role],
+    mco: { desiredConfig: newCfg, desiredConfigPresent: true, desiredDrain: "uncordon-1", lastAppliedDrain: "uncordon-1", controlPlaneTopology: "HighlyAvailable", ...shapes[i % shapes.length] },
+    conditions: [condition("DiskPressure", "False"), condition("MemoryPressure", "False"), condition("NetworkUnavailable", "False"), condition("Ready", i % 9 === 4 ? "False" : "True")],
+    architecture: "amd64",
+  });
+}
+
+const POOL_TEMPLATE = PoolState.fromPartial({
+  name: "t",
+  uid: "uid",
+  generation: "2",
+  labels: { [LAYERED]: "" },
+  nodeSelector: { matchLabels: { "node-role.kubernetes.io/worker": "" }, matchExpressions: [{ key: "zone", operator: "Exists", values: [] }] },
+  nodeSelectorPresent: true,
+  paused: false,
+  maxUnavailable: "1",
+  targetConfig: "rendered-worker-new",
+  currentConfig: "rendered-worker-old",
+  counters: { machineCount: 3, updatedMachineCount: 1, readyMachineCount: 3, unavailableMachineCount: 1, degradedMachineCount: 0 },
+  conditions: [condition("Updating", "True")],
+  observedGeneration: "2",
+  newestImageEquivalentConfig: "img-b",
+  layered: true,
+});
+
+const pool = (name: string) =>
+  PoolState.fromPartial({ name, nodeSelectorPresent: true, nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: "" } }, targetConfig: `rendered-${name}-new`, currentConfig: `rendered-${name}-old` });
+
+const MC_TEMPLATE = MachineConfigState.fromPartial({ name: "t", uid: "uid", labels: { a: "b" }, releaseImageVersion: "4.16.1", generatedByControllerVersion: "v1", osImageUrl: "img-a", kernelArguments: ["x"], kernelType: "default", fips: false, extensions: ["x"], ignitionVersion: "3.4.0", ownerPool: "worker" });
+
+const CV_TEMPLATE = ClusterVersionState.fromPartial({
+  name: "version",
+  uid: "uid",
+  desired: { version: "4.16.1", image: "img-b" },
+  desiredUpdate: { version: "4.16.1", image: "img-b", force: false },
+  history: [{ state: "Partial", version: "4.16.1", image: "img-b", startedTime: d("2024-03-01T10:00:00Z"), completionTime: d("2024-03-01T11:00:00Z") }],
+  conditions: [condition("Progressing", "True")],
+  generation: "1",
+  observedGeneration: "1",
+  channel: "stable-4.16",
+  clusterId: "c",
+});
+
+interface World {
+  cv: ClusterVersionState;
+  operators: ClusterOperatorState[];
+  pools: Map<string, PoolState>;
+  mcs: Map<string, MachineConfigState>;
+  nodes: Map<string, NodeState>;
+}
+
+/** `migration`: the newest two history entries share a version (a multi-arch migration). */
+function world(migration: boolean): World {
+  const nodes = new Map<string, NodeState>();
+  for (let i = 0; i < 2; i++) nodes.set(`master-${i}`, node(`master-${i}`, "master", i * 4));
+  for (let i = 0; i < 10; i++) nodes.set(`worker-${i}`, node(`worker-${i}`, "worker", i));
+  for (let i = 0; i < 3; i++) nodes.set(`infra-${i}`, node(`infra-${i}`, "infra", i + 5));
+  const mcs = new Map<string, MachineConfigState>();
+  for (const p of POOLS) {
+    mcs.set(`rendered-${p}-old`, MachineConfigState.fromPartial({ name: `rendered-${p}-old`, releaseImageVersion: "4.15.3" }));
+    mcs.set(`rendered-${p}-new`, MachineConfigState.fromPartial({ name: `rendered-${p}-new`, releaseImageVersion: "4.16.1" }));
+  }
+  const cv = ClusterVersionState.fromPartial({
+    name: "version",
+    desired: { version: "4.16.1", image: "img-b" },
+    conditions: [condition("Failing", "False"), condition("Progressing", "True")],
+    history: [
+      { state: "Partial", version: "4.16.1", image: "img-b", startedTime: d("2024-03-01T10:00:00Z") },
+      { state: "Completed", version: migration ? "4.16.1" : "4.15.3", image: "img-a", startedTime: d("2024-01-01T10:00:00Z"), completionTime: d("2024-01-01T11:00:00Z") },
+    ],
+  });
+  const operators = ["dns", "etcd"].map((name) =>
+    ClusterOperatorState.fromPartial({
+      name,
+      annotationKeys: ["include.release.openshift.io/self-managed-high-availability"],
+      versions: [{ name: "operator", version: "4.16.1" }],
+      conditions: [condition("Available", "True"), condition("Degraded", "False"), condition("Progressing", "False")],
+    }),
+  );
+  const pools = new Map(POOLS.map((p) => [p, pool(p)]));
+  // infra is layered: its nodes' images are judged against the pool's.
+  pools.set("infra", { ...pool("infra"), layered: true, newestImageEquivalentConfig: "img-b" });
+  return { cv, operators, pools, mcs, nodes };
+}
+
+// ---- The two paths -----------------------------------------------------------------------------
+
+const byName = <T extends { name: string }>(xs: Iterable<T>): T[] => [...xs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
+/** render() of an evaluation, or the rules' error. */
+function shown(f: () => Parameters<typeof render>[0]): string {
+  try {
+    return render(f(), "all");
+  } catch (err) {
+    return `error: ${(err as Error).message}`;
+  }
+}
+
+/** What the aggregator has: projected nodes (a put with an unchanged projection never arrives) and the incremental view. */
+class Optimised {
+  readonly view = new StatusView();
+  private readonly held = new Map<string, NodeState>();
+
+  node(name: string, s: NodeState | undefined): void {
+    if (!s) {
+      this.held.delete(name);
+      this.view.setNode(name, undefined);
+      return;
+    }
+    const p = projectNode(s);
+    const previous = this.held.get(name);
+    if (previous && isDeepStrictEqual(previous, p)) return;
+    this.held.set(name, p);
+    this.view.setNode(name, p);
+  }
+}
+
+/** Everything evaluated from scratch from the whole objects. */
+function full(w: World): { shown: string; records: NodeRecord[] } {
+  const fresh = new StatusView();
+  fresh.setClusterVersion(w.cv);
+  for (const p of w.pools.values()) fresh.setPool(p.name, p);
+  for (const m of w.mcs.values()) fresh.setMachineConfig(m.name, m);
+  for (const [n, s] of w.nodes) fresh.setNode(n, s);
+  fresh.flush(NOW);
+  const inputs = inputsFromState({
+    clusterVersion: w.cv,
+    clusterOperators: byName(w.operators),
+    pools: byName(w.pools.values()),
+    nodes: byName(w.nodes.values()),
+    machineConfigs: byName(w.mcs.values()),
+    mcoImage: "",
+  });
+  return { shown: shown(() => evaluate(inputs, { now: NOW, wallClock: NOW })), records: fresh.nodeRecords().map((r) => r.record) };
+}
+
+/** The events a step gives: rows changed, rows gone, ASSESSMENT/PHASE transitions. */
+interface Events {
+  changed: string[];
+  removed: string[];
+  transitions: string[];
+}
+
+function diff(before: readonly NodeRecord[], after: readonly NodeRecord[]): Events {
+  const old = new Map(before.map((r) => [r.name, r]));
+  const now = new Set(after.map((r) => r.name));
+  const events: Events = { changed: [], removed: [...old.keys()].filter((n) => !now.has(n)).sort(), transitions: [] };
+  for (const r of after) {
+    const o = old.get(r.name);
+    if (o && isDeepStrictEqual(o, r)) continue;
+    events.changed.push(r.name);
+    if (o && (o.assessment !== r.assessment || o.phase !== r.phase)) events.transitions.push(`${r.name} ${r.pool} ${o.assessment}/${o.phase} -> ${r.assessment}/${r.phase}`);
+  }
+  events.changed.sort();
+  events.transitions.sort();
+  return events;
+}
+
+const KINDS = ["node", "node", "node", "node", "pool", "pool", "machineConfig", "clusterVersion", "clusterVersion", "addNode", "deleteNode"] as const;
+interface Step extends Change {
+  kind: (typeof KINDS)[number];
+  target: number;
+}
+const step: fc.Arbitrary<Step> = fc.record({ kind: fc.constantFrom(...KINDS), target: fc.nat(), where: fc.nat(), how: fc.nat(), what: fc.nat() });
+
+/** Applies one step to the world and to the optimised path. */
+function apply(w: World, o: Optimised, s: Step): void {
+  const pick = <T>(xs: readonly T[]): T => xs[s.target % xs.length]!;
+  switch (s.kind) {
+    case "node": {
+      if (w.nodes.size === 0) return;
+      const name = pick([...w.nodes.keys()]);
+      const next = change(w.nodes.get(name)!, NODE_TEMPLATE, s);
+      w.nodes.set(name, next);
+      o.node(name, next);
+      return;
+    }
+    case "addNode": {
+      const name = `extra-${s.target % 3}`;
+      const next = node(name, pick(POOLS), s.what);
+      w.nodes.set(name, next);
+      o.node(name, next);
+      return;
+    }
+    case "deleteNode": {
+      if (w.nodes.size === 0) return;
+      const name = pick([...w.nodes.keys()]);
+      w.nodes.delete(name);
+      o.node(name, undefined);
+      return;
+    }
+    case "pool": {
+      const name = pick(POOLS);
+      const before = w.pools.get(name);
+      // A pool can also go away and come back.
+      const next = before === undefined ? world(false).pools.get(name)! : s.how % 17 === 0 ? undefined : change(before, POOL_TEMPLATE, s);
+      if (next) w.pools.set(name, next);
+      else w.pools.delete(name);
+      o.view.setPool(name, next);
+      return;
+    }
+    case "machineConfig": {
+      const name = pick([...w.mcs.keys()]);
+      const next = change(w.mcs.get(name)!, MC_TEMPLATE, s);
+      w.mcs.set(name, next);
+      o.view.setMachineConfig(name, next);
+      return;
+    }
+    case "clusterVersion": {
+      w.cv = change(w.cv, CV_TEMPLATE, s);
+      o.view.setClusterVersion(w.cv);
+      return;
+    }
+  }
+}
+
+function eventsOf(r: ReturnType<StatusView["flush"]>): Events {
+  return {
+    changed: r.changed.map((c) => c.record.name).sort(),
+    removed: [...r.removed].sort(),
+    transitions: r.transitions.map((t) => `${t.node} ${t.pool} ${t.previousAssessment}/${t.previousPhase} -> ${t.record.assessment}/${t.record.phase}`).sort(),
+  };
+}
+
+describe("StatusView against a full evaluation, under arbitrary field changes", () => {
+  it("gives identical insights, rows and events at every step", () => {
+    fc.assert(
+      fc.property(fc.boolean(), fc.array(step, { minLength: 1, maxLength: 40 }), (migration, steps) => {
+        const w = world(migration);
+        const o = new Optimised();
+        o.view.setClusterVersion(w.cv);
+        for (const op of w.operators) o.view.setClusterOperator(op.name, op);
+        for (const p of w.pools.values()) o.view.setPool(p.name, p);
+        for (const m of w.mcs.values()) o.view.setMachineConfig(m.name, m);
+        for (const [n, s] of w.nodes) o.node(n, s);
+        o.view.flush(NOW);
+        let expected = full(w);
+        expect(shown(() => o.view.evaluation(NOW, NOW))).toBe(expected.shown);
+        for (const [i, s] of steps.entries()) {
+          apply(w, o, s);
+          const events = eventsOf(o.view.flush(NOW));
+          const next = full(w);
+          expect(events, `events, step ${i}`).toEqual(diff(expected.records, next.records));
+          expect(o.view.nodeRecords().map((r) => r.record), `rows, step ${i}`).toEqual(next.records);
+          expect(shown(() => o.view.evaluation(NOW, NOW)), `insights, step ${i}`).toBe(next.shown);
+          expected = next;
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
