@@ -322,6 +322,18 @@ describe("StatusView", () => {
     expect(v.nodeRecord("worker-04")).toBeUndefined();
   });
 
+  it("throws on a pool selector it cannot evaluate, as oc does, and places every node again once the pool is fixed", () => {
+    const w = world();
+    const v = load(w);
+    const expected = live(v, "all");
+    const broken = pool("infra", role("infra"), { nodeSelector: { matchLabels: {}, matchExpressions: [{ key: "x", operator: "Sometimes", values: [] }] } });
+    v.setPool("infra", broken);
+    expect(() => v.flush(NOW)).toThrow(/unsupported label selector operator "Sometimes"/);
+    v.setPool("infra", pool("infra", role("infra")));
+    v.flush(NOW);
+    expect(live(v, "all")).toBe(expected);
+  });
+
   it("throws the rules' errors when the cluster cannot be evaluated", () => {
     const v = new StatusView();
     expect(() => v.evaluation(NOW, NOW)).toThrow(/no cluster version information/);

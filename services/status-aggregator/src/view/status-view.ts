@@ -249,7 +249,6 @@ export class StatusView {
     const pools = this.poolList();
 
     if (this.reassignAll) {
-      this.reassignAll = false;
       this.stats.reassignments++;
       for (const entry of this.nodes.values()) {
         // A dirty node is re-evaluated (pool included) anyway.
@@ -257,6 +256,9 @@ export class StatusView {
         const pool = whichPool(pools, nodeFromState(entry.state));
         if (pool !== entry.pool || (pool !== undefined && this.dirtyPools.has(pool))) this.dirtyNodes.add(entry.name);
       }
+      // Only once every node was placed: a pool whose selector cannot be evaluated throws above,
+      // and the next flush (after the pool is fixed) must place them all again.
+      this.reassignAll = false;
     }
 
     for (const name of this.dirtyNodes) {
