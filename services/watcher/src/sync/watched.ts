@@ -83,7 +83,8 @@ export function watchedResources(s: WatchSettings): Watched[] {
       fieldSelector: `metadata.name=${s.bootImagesName}`,
       normalize: normalizeBootImages,
     },
-    { name: "poddisruptionbudgets", resource: s.podDisruptionBudget ?? Resources.podDisruptionBudget, kind: "podDisruptionBudget", normalize: normalizePodDisruptionBudget },
+    // In the version the server serves (RBAC grants are per group, so the same either way).
+    { name: "poddisruptionbudgets", resource: Resources.podDisruptionBudget, ...(s.podDisruptionBudget ? { resource: s.podDisruptionBudget } : {}), kind: "podDisruptionBudget", normalize: normalizePodDisruptionBudget },
     { name: "nodedisruptionpolicies", resource: Resources.nodeDisruptionPolicy, kind: "nodeDisruptionPolicy", normalize: normalizeNodeDisruptionPolicy },
     { name: "bootimagepolicies", resource: Resources.bootImagePolicy, kind: "bootImagePolicy", normalize: normalizeBootImagePolicy },
     { name: "disruptionbudgets", resource: Resources.disruptionBudget, kind: "disruptionBudget", normalize: normalizeDisruptionBudget },
