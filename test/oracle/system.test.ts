@@ -107,8 +107,6 @@ describe.skipIf(kubectl.skip)("whole system against kube-apiserver (the oracle)"
     let t = Date.now();
     kube("apply", "--server-side", ...CRD_DIRS.flatMap((d) => ["-f", d]));
     kube("wait", "--for", "condition=established", "--timeout=60s", "crd", "--all");
-    // The chart makes its namespace; kube-apiserver (unlike kube-sim) refuses objects in a missing one.
-    kube("create", "namespace", LEASE_NAMESPACE);
     timings.crds = (Date.now() - t) / 1000;
 
     const kc = loadKubeConfig(oracle.kubeconfig);
@@ -182,7 +180,7 @@ describe.skipIf(kubectl.skip)("whole system against kube-apiserver (the oracle)"
     const denied = await ask("someone-else");
     expect(denied.granted).toBe(false);
     expect(denied.deniedReason).toContain(ADMIN);
-    // The Lease object in kube-apiserver names the holder.
+    // The Lease object in kube-apiserver names the holder (in the namespace the coordinator made itself).
     const lease = await http.request<any>("GET", `/apis/coordination.k8s.io/v1/namespaces/${LEASE_NAMESPACE}/leases/${node}`);
     expect(lease.spec.holderIdentity).toContain(ADMIN);
     expect((await clients.call(clients.lease, clients.lease.release, { node, holder: ADMIN })).released).toBe(true);
