@@ -10,8 +10,10 @@
 //   node scripts/oracle/oracle.mjs run -- CMD [ARGS...]  build, start, run CMD with KUBE_CONFORMANCE_* set, stop;
 //                                                        exits with CMD's status
 //   node scripts/oracle/oracle.mjs conformance [FILES]   run kube-sim's conformance suite against the oracle
+//   node scripts/oracle/oracle.mjs tier                  the conformance suite, then the whole-system tests
+//                                                        (test/oracle/), both whatever the other's result
 //                                                        (npm run test:oracle)
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
@@ -354,7 +356,16 @@ async function main(argv) {
     );
     process.exit(code);
   }
-  fail('usage: oracle.mjs build | start [--detach] | stop DIR | run -- CMD [ARGS...] | conformance [FILES...]');
+  if (command === 'tier') {
+    // Both halves always run (one failing must not hide the other's results); the status is the first failure's.
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const conformance = spawnSync(process.execPath, [fileURLToPath(import.meta.url), 'conformance'], { cwd: REPO, stdio: 'inherit' });
+    const system = spawnSync(npm, ['run', '-s', 'test:oracle:system'], { cwd: REPO, stdio: 'inherit' });
+    const codes = [conformance.status ?? 1, system.status ?? 1];
+    process.stderr.write(`oracle: conformance ${codes[0] === 0 ? 'passed' : 'failed'}, whole system ${codes[1] === 0 ? 'passed' : 'failed'}\n`);
+    process.exit(codes.find((c) => c !== 0) ?? 0);
+  }
+  fail('usage: oracle.mjs build | start [--detach] | stop DIR | run -- CMD [ARGS...] | conformance [FILES...] | tier');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -1,7 +1,7 @@
 // The simulator's only door to the API server: plain JSON over the lite client's one keep-alive agent
 // (no client-node model (de)serialisation: a tenth of the simulator's CPU at 10,000 nodes), bounded
 // concurrency, counters. Objects go out as given and come back as the server sent them.
-import { collectionPath, KubeApiError, KubeHttp, Resources, statusCode, type KubeConfigLike, type ResourceType } from "@lockstep/kube/lite";
+import { ApiDiscovery, collectionPath, KubeApiError, KubeHttp, Resources, statusCode, type KubeConfigLike, type ResourceType } from "@lockstep/kube/lite";
 import { errText } from "./errors.js";
 import type { KubeObject } from "./types.js";
 
@@ -31,6 +31,8 @@ export interface WriterStats {
 
 export class KubeWriter {
   private readonly http: KubeHttp;
+  /** Which policy version the server serves (policy/v1, or policy/v1beta1 before Kubernetes 1.21/1.22). */
+  private readonly discovery: ApiDiscovery;
   private inFlight = 0;
   private readonly waiting: Array<() => void> = [];
   readonly stats: WriterStats = { writes: 0, conflicts: 0, errors: 0, errorSamples: [], byVerb: {} };
@@ -39,6 +41,7 @@ export class KubeWriter {
   constructor(kc: KubeConfigLike, private readonly concurrency = 64) {
     // One keep-alive agent with a socket per allowed request in flight.
     this.http = new KubeHttp(kc, concurrency);
+    this.discovery = new ApiDiscovery(this.http);
   }
 
   /**
@@ -81,9 +84,19 @@ export class KubeWriter {
     return k;
   }
 
-  /** Creates an object; a status given for a kind whose status the server drops on create is written after. */
+  /** The kind's resource in the version the server serves (PDBs: discovery). */
+  private async served(kind: string): Promise<ResourceType> {
+    const k = this.info(kind);
+    return k.olderVersions ? this.discovery.served(k) : k;
+  }
+
+  /**
+   * Creates an object; a status given for a kind whose status the server drops on create is written after.
+   * A kind with older versions goes out in the one the server serves (same fields: policy/v1beta1 PDBs).
+   */
   async create(obj: KubeObject): Promise<KubeObject> {
-    const k = this.info(obj.kind);
+    const k = await this.served(obj.kind);
+    if (obj.apiVersion !== k.apiVersion) obj = { ...obj, apiVersion: k.apiVersion };
     const ns = obj.metadata.namespace ?? "";
     const created = await this.run(`create ${k.plural}`, () => this.http.request<KubeObject>("POST", collectionPath(k, ns), { body: obj }));
     if (obj.status !== undefined && !BUILT_IN.has(obj.kind) && JSON.stringify(created.status) !== JSON.stringify(obj.status)) {
@@ -116,7 +129,8 @@ export class KubeWriter {
   async evict(namespace: string, name: string): Promise<EvictResult> {
     try {
       const path = `${collectionPath(Resources.pod, namespace)}/${encodeURIComponent(name)}/eviction`;
-      await this.run("create pods/eviction", () => this.send("POST", path, undefined, { apiVersion: "policy/v1", kind: "Eviction", metadata: { name, namespace } }), [429, 404, 400, 403]);
+      const apiVersion = await this.discovery.evictionApiVersion("policy/v1");
+      await this.run("create pods/eviction", () => this.send("POST", path, undefined, { apiVersion, kind: "Eviction", metadata: { name, namespace } }), [429, 404, 400, 403]);
       return "evicted";
     } catch (err) {
       const code = statusCode(err);
@@ -138,7 +152,7 @@ export class KubeWriter {
 
   async deletePdb(namespace: string, name: string): Promise<void> {
     try {
-      const path = `${collectionPath(Resources.podDisruptionBudget, namespace)}/${encodeURIComponent(name)}`;
+      const path = `${collectionPath(await this.served("PodDisruptionBudget"), namespace)}/${encodeURIComponent(name)}`;
       await this.run("delete poddisruptionbudgets", () => this.send("DELETE", path), GONE);
     } catch (err) {
       if (statusCode(err) !== 404) throw err;

@@ -6,6 +6,11 @@ export interface ResourceType {
   namespaced: boolean;
   /** Served only by OpenShift or by Lockstep's CRDs (may be absent on plain Kubernetes). */
   optional?: boolean;
+  /**
+   * Older versions of the same kind, newest first, that a server without `apiVersion` serves instead
+   * (chosen through discovery: discovery.ts). Same fields for what Lockstep reads and writes.
+   */
+  olderVersions?: readonly string[];
 }
 
 export const Resources = {
@@ -13,7 +18,8 @@ export const Resources = {
   configMap: { apiVersion: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
   pod: { apiVersion: "v1", kind: "Pod", plural: "pods", namespaced: true },
   lease: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", plural: "leases", namespaced: true },
-  podDisruptionBudget: { apiVersion: "policy/v1", kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", namespaced: true },
+  // policy/v1 from Kubernetes 1.21; older servers (the 1.20 oracle) serve only policy/v1beta1.
+  podDisruptionBudget: { apiVersion: "policy/v1", kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", namespaced: true, olderVersions: ["v1beta1"] },
   machineConfigPool: { apiVersion: "machineconfiguration.openshift.io/v1", kind: "MachineConfigPool", plural: "machineconfigpools", namespaced: false, optional: true },
   machineConfig: { apiVersion: "machineconfiguration.openshift.io/v1", kind: "MachineConfig", plural: "machineconfigs", namespaced: false, optional: true },
   clusterVersion: { apiVersion: "config.openshift.io/v1", kind: "ClusterVersion", plural: "clusterversions", namespaced: false, optional: true },

@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import type { Readiness, Runnable } from "@lockstep/runtime";
 import { watcherMetrics } from "./metrics.js";
 import { HeartbeatWriter } from "./sync/heartbeat.js";
+import { servedResources } from "./sync/served.js";
 import { StateSync } from "./sync/state-sync.js";
 import type { WatchSettings } from "./sync/watched.js";
 
@@ -44,10 +45,13 @@ export function watcherRunnable(o: WatcherOptions): Runnable {
           if (bytes) existing.push([k, bytes]);
         }
         cache.stop();
+        // Kinds an older API server serves in an older version (policy/v1beta1 PDBs before 1.21).
+        const podDisruptionBudget = o.podDisruptionBudget ?? (await servedResources(o.kc, o.logger, signal)).podDisruptionBudget;
         const identity = o.identity ?? hostname();
         const metrics = o.registry ? watcherMetrics(o.registry) : undefined;
         const sync = new StateSync({
           ...o,
+          podDisruptionBudget,
           kv,
           existing,
           publisher: new JetStreamPublisher(nc),

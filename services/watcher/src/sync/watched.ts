@@ -49,6 +49,8 @@ export interface WatchSettings {
   kured?: { namespace: string; name: string; annotation: string };
   /** Which disruptors' signals are published (the lease adapters); absent: all. */
   signalSources?: readonly SignalSourceName[];
+  /** PodDisruptionBudget in the version the API server serves (sync/served.ts); absent: the current one. */
+  podDisruptionBudget?: ResourceType;
 }
 
 /** The disruptors whose own objects the watcher reads node signals from. */
@@ -81,7 +83,8 @@ export function watchedResources(s: WatchSettings): Watched[] {
       fieldSelector: `metadata.name=${s.bootImagesName}`,
       normalize: normalizeBootImages,
     },
-    { name: "poddisruptionbudgets", resource: Resources.podDisruptionBudget, kind: "podDisruptionBudget", normalize: normalizePodDisruptionBudget },
+    // In the version the server serves (RBAC grants are per group, so the same either way).
+    { name: "poddisruptionbudgets", resource: Resources.podDisruptionBudget, ...(s.podDisruptionBudget ? { resource: s.podDisruptionBudget } : {}), kind: "podDisruptionBudget", normalize: normalizePodDisruptionBudget },
     { name: "nodedisruptionpolicies", resource: Resources.nodeDisruptionPolicy, kind: "nodeDisruptionPolicy", normalize: normalizeNodeDisruptionPolicy },
     { name: "bootimagepolicies", resource: Resources.bootImagePolicy, kind: "bootImagePolicy", normalize: normalizeBootImagePolicy },
     { name: "disruptionbudgets", resource: Resources.disruptionBudget, kind: "disruptionBudget", normalize: normalizeDisruptionBudget },
