@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { createTestPki, hasOpenssl, type TestPki } from "@lockstep/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startKubeSim, type KubeSim } from "../../src/index.js";
-import { call } from "../helpers.js";
+import { call, onRealServer } from "../helpers.js";
 
 const DESIRED = "machineconfiguration.openshift.io/desiredConfig";
 // The chart's expression (deploy/helm/lockstep/templates/_lease-webhook.tpl), verbatim.
@@ -17,7 +17,8 @@ const DESIRED_CHANGES =
   `oldObject.metadata.annotations['${DESIRED}'] == object.metadata.annotations['${DESIRED}'])`;
 const MERGE = { "content-type": "application/merge-patch+json" };
 
-describe.skipIf(!hasOpenssl())("matchConditions", () => {
+// kube-sim's own (it starts one): skipped under the oracle tier, whose 1.20 server has no matchConditions (1.27+).
+describe.skipIf(!hasOpenssl() || onRealServer)("matchConditions", () => {
   let pki: TestPki;
   let server: Server;
   let url: string;
