@@ -11,7 +11,7 @@ import {
   type AcquireResponse,
   type DecodedEvent,
 } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim, type KubeSimOptions } from "@lockstep/kube-sim";
 import { silentLogger, startGrpcServer, type GrpcServerHandle, type GrpcTlsOptions } from "@lockstep/runtime";
 import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";

@@ -14,7 +14,7 @@ import {
   SkewServiceService,
   type GetSkewReportResponse,
 } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeObject, type KubeSim } from "@lockstep/kube-sim";
 import { createMetricsRegistry, silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
 import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";

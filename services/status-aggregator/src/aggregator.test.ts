@@ -18,7 +18,7 @@ import {
   type WatchUpdateStatusResponse,
 } from "@lockstep/contracts";
 import { type Details, type StatusInputs, evaluate, fixtureNow, inputsFromDocuments, render, wallClockNow } from "@lockstep/insights";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
 import { ocUpgradeStatusDir, startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";

@@ -18,7 +18,7 @@ import {
   type GetStatusResponse,
   type PreviewResponse,
 } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
 import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";

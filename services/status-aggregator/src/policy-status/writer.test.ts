@@ -1,7 +1,7 @@
 // Integration: NodeDisruptionPolicy objects created through client-node in kube-sim reach the state
 // plane through the watcher, and the writer records on each whether it was accepted and why not.
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
 import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";

@@ -10,7 +10,7 @@ import {
   type PreviewConfigChangeResponse,
 } from "@lockstep/contracts";
 import { loadPolicyManifests } from "@lockstep/disruption";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
 import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";

@@ -4,7 +4,7 @@
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from "@kubernetes/client-node";
 import { closeBus, connectBus, ensureStateBucket, StateCache } from "@lockstep/bus";
 import { nodeSignalKey, type NodeSignalState } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { medik8sCrdManifests, startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
 import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
