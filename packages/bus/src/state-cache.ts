@@ -15,6 +15,7 @@ import type { KV, KvWatchEntry } from "@nats-io/kv";
 import {
   decode,
   HEARTBEAT_KEY,
+  InternTable,
   sameBytes,
   parseStateKey,
   stateKey,
@@ -101,6 +102,8 @@ export class StateCache<P extends StateProjections = never> {
   private heartbeatValue: Heartbeat | undefined;
   private heartbeatReceivedAt: number | undefined;
   private readonly heartbeatListeners = new Set<(h: Heartbeat) => void>();
+  /** Shared by every value this cache decodes: the same short strings recur across thousands of them. */
+  private readonly strings = new InternTable();
 
   constructor(private readonly kv: KV, private readonly o: StateCacheOptions<P> = {}) {
     this.ready = new Promise((r) => (this.readyResolve = r));
@@ -265,7 +268,7 @@ export class StateCache<P extends StateProjections = never> {
     const kind = StateKinds[parsed.kind];
     let value: unknown;
     try {
-      value = decode(kind.codec as never, kind.typeName, e.value);
+      value = decode(kind.codec as never, kind.typeName, e.value, this.strings);
     } catch (err) {
       this.undecodable.add(e.key);
       this.o.logger?.warn({ err, key: e.key }, "ignoring undecodable state value");
@@ -309,7 +312,7 @@ export class StateCache<P extends StateProjections = never> {
     }
     let value: Heartbeat;
     try {
-      value = decode(StateKinds.heartbeat.codec, StateKinds.heartbeat.typeName, e.value);
+      value = decode(StateKinds.heartbeat.codec, StateKinds.heartbeat.typeName, e.value, this.strings);
     } catch (err) {
       this.o.logger?.warn({ err, key: e.key }, "ignoring undecodable state value");
       return;
