@@ -30,6 +30,7 @@ import {
 import type { Logger } from "pino";
 import { plainEqual } from "./plain-equal.js";
 import { monotonicNow, stateAge, type StateAge } from "./state-age.js";
+import { watchStart } from "./watch-start.js";
 
 export interface StateEntry {
   key: string;
@@ -220,18 +221,15 @@ export class StateCache<P extends StateProjections = never> {
     while (!this.abort.signal.aborted) {
       try {
         const from = this.lastRevision.get(filter);
+        // A resumed watch, or a filter with no values, has nothing "initial" to wait for; entries
+        // stored before the watch began (initial values, or a replay after a resume) are not live.
+        const start = await watchStart(this.kv, filter);
         const iter = await this.kv.watch(from ? { key: filter, resumeFromRevision: from + 1 } : { key: filter });
         const stopOnAbort = () => iter.stop();
         this.abort.signal.addEventListener("abort", stopOnAbort, { once: true });
-        // A resumed watch, or a filter with no values, has nothing "initial" to wait for. The KV
-        // watcher keeps its consumer in `_data`; its cached info holds the initial pending count.
-        const pending = await initialPending(iter);
-        if (from !== undefined || pending === 0) markInitial();
-        // The first `pending` entries were stored before this watch began (initial values, or a
-        // replay after a resume): only entries after them arrived live.
-        let replayed = pending ?? 0;
+        if (from !== undefined || !start.hasValues) markInitial();
         for await (const e of iter) {
-          this.apply(e, replayed-- <= 0);
+          this.apply(e, e.revision > start.storedUpTo);
           this.lastRevision.set(filter, e.revision);
           if (e.isUpdate) markInitial();
         }
@@ -343,13 +341,4 @@ export class StateCache<P extends StateProjections = never> {
 /** A string of its own, not a slice or a concatenation holding on to a larger one. */
 function ownCopy(s: string): string {
   return Buffer.from(s, "utf8").toString("utf8");
-}
-
-async function initialPending(iter: unknown): Promise<number | undefined> {
-  const consumer = (iter as { _data?: { info?: (cached: boolean) => Promise<{ num_pending: number }> } })._data;
-  try {
-    return (await consumer?.info?.(true))?.num_pending;
-  } catch {
-    return undefined;
-  }
 }
