@@ -22,7 +22,10 @@ describe("TestStack", () => {
       throw new Error("boom");
     });
     stack.run({ start: () => Promise.reject(new Error("runnable failed")) });
-    await expect(stack.close()).rejects.toThrow(/teardown failed/);
+    stack.run({ start: (signal) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason))) });
+    const err = await stack.close().catch((e: AggregateError) => e);
+    expect(err).toBeInstanceOf(AggregateError);
+    expect((err as AggregateError).errors.map((e: Error) => e.message)).toEqual(["runnable failed", "boom"]);
     expect(stopped).toEqual(["first"]);
   });
 

@@ -37,13 +37,16 @@ export class TestStack {
     return this.add(await startNatsServer(o));
   }
 
-  /** Stops the runnables, waits for them, then tears down in reverse order; every step runs even if one fails. */
+  /**
+   * Stops the runnables, waits for them, then tears down in reverse order; every step runs even if
+   * one fails, and a runnable that failed (other than by the abort) fails the close.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.abort.abort();
-    await Promise.allSettled(this.running);
-    const errors: unknown[] = [];
+    const ended = await Promise.allSettled(this.running);
+    const errors: unknown[] = ended.flatMap((r) => (r.status === "rejected" && !isAbort(r.reason, this.abort.signal) ? [r.reason] : []));
     for (const fn of this.teardown.reverse()) {
       try {
         await fn();
@@ -53,6 +56,10 @@ export class TestStack {
     }
     if (errors.length) throw new AggregateError(errors, "test stack teardown failed");
   }
+}
+
+function isAbort(reason: unknown, signal: AbortSignal): boolean {
+  return reason === signal.reason || (reason instanceof Error && reason.name === "AbortError");
 }
 
 /**
