@@ -30,7 +30,7 @@ import {
 import type { Logger } from "pino";
 import { plainEqual } from "./plain-equal.js";
 import { monotonicNow, stateAge, type StateAge } from "./state-age.js";
-import { watchStart } from "./watch-start.js";
+import { hasValues, storedUpTo } from "./watch-start.js";
 
 export interface StateEntry {
   key: string;
@@ -117,8 +117,11 @@ export class StateCache<P extends StateProjections = never> {
     this.startedAt = this.now();
     const filters = this.o.kinds ? [...new Set([...this.o.kinds, "meta" as const, "heartbeat" as const])].map((k) => `${StateKinds[k].prefix}.>`) : [">"];
     let pending = filters.length;
+    // One question for all first watches: entries stored before any of them began are not live.
+    const stored = storedUpTo(this.kv);
+    stored.catch(() => undefined); // each watch reports (and retries) its own failure
     for (const f of filters) {
-      void this.watchLoop(f, () => {
+      void this.watchLoop(f, stored, () => {
         if (--pending === 0) {
           this.isReady = true;
           this.readyResolve();
@@ -210,7 +213,7 @@ export class StateCache<P extends StateProjections = never> {
     return this.undecodable;
   }
 
-  private async watchLoop(filter: string, onInitial: () => void): Promise<void> {
+  private async watchLoop(filter: string, firstStored: Promise<number> | undefined, onInitial: () => void): Promise<void> {
     let initialDone = false;
     const markInitial = () => {
       if (!initialDone) {
@@ -221,15 +224,19 @@ export class StateCache<P extends StateProjections = never> {
     while (!this.abort.signal.aborted) {
       try {
         const from = this.lastRevision.get(filter);
-        // A resumed watch, or a filter with no values, has nothing "initial" to wait for; entries
-        // stored before the watch began (initial values, or a replay after a resume) are not live.
-        const start = await watchStart(this.kv, filter);
+        // Entries stored before the watch began (initial values, or a replay after a resume) are not live.
+        const stored = await (firstStored ?? storedUpTo(this.kv));
+        firstStored = undefined;
         const iter = await this.kv.watch(from ? { key: filter, resumeFromRevision: from + 1 } : { key: filter });
         const stopOnAbort = () => iter.stop();
         this.abort.signal.addEventListener("abort", stopOnAbort, { once: true });
-        if (from !== undefined || !start.hasValues) markInitial();
+        // A resumed watch, or a filter with no values, has nothing "initial" to wait for.
+        let delivered = false;
+        if (from !== undefined || stored === 0) markInitial();
+        else void this.markIfEmpty(filter, () => delivered, markInitial);
         for await (const e of iter) {
-          this.apply(e, e.revision > start.storedUpTo);
+          delivered = true;
+          this.apply(e, e.revision > stored);
           this.lastRevision.set(filter, e.revision);
           if (e.isUpdate) markInitial();
         }
@@ -239,6 +246,20 @@ export class StateCache<P extends StateProjections = never> {
         this.o.logger?.warn({ err, filter }, "state watch interrupted; resuming");
       }
       if (!this.abort.signal.aborted) await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  /**
+   * Marks an empty filter's initial values as in. A filter with values needs no answer: the watch's
+   * last initial entry says so (isUpdate). So the question is asked only if, one round trip after
+   * the watch began, it has delivered nothing (listing a large filter's keys costs the server).
+   */
+  private async markIfEmpty(filter: string, delivered: () => boolean, markInitial: () => void): Promise<void> {
+    try {
+      await storedUpTo(this.kv); // the round trip
+      if (!delivered() && !(await hasValues(this.kv, filter))) markInitial();
+    } catch (err) {
+      this.o.logger?.warn({ err, filter }, "cannot tell whether a state filter is empty");
     }
   }
 

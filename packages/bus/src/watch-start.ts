@@ -6,20 +6,16 @@
 // watch-start.test.ts.
 import type { KV } from "@nats-io/kv";
 
-export interface WatchStart {
-  /** Entries with a revision up to this one were stored before the watch began; later ones are live. */
-  storedUpTo: number;
-  /** Whether the filter holds a value (not only delete markers) the watch will replay. */
-  hasValues: boolean;
+/** Entries with a revision up to this one were stored before now; asked before a watch starts, later ones are live. */
+export async function storedUpTo(kv: KV): Promise<number> {
+  return (await kv.status()).streamInfo.state.last_seq;
 }
 
-export async function watchStart(kv: KV, filter: string): Promise<WatchStart> {
-  const storedUpTo = (await kv.status()).streamInfo.state.last_seq;
-  return { storedUpTo, hasValues: storedUpTo > 0 && (await hasValues(kv, filter)) };
-}
-
-/** One key is enough: the listing stops there (it ends at once for an empty filter). */
-async function hasValues(kv: KV, filter: string): Promise<boolean> {
+/**
+ * Whether the filter holds a value (not only delete markers). One key is enough: the listing stops
+ * there, and ends at once for an empty filter.
+ */
+export async function hasValues(kv: KV, filter: string): Promise<boolean> {
   const keys = await kv.keys(filter);
   try {
     for await (const _ of keys) return true;
