@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import { CoordinationV1Api, CustomObjectsApi, V1MicroTime } from "@kubernetes/client-node";
 import { LeaseServiceClient, OperationType, type AcquireResponse } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { makeJsonApiClient } from "@lockstep/lease-coordinator";
 import { freePort, startNatsServer } from "@lockstep/testing";
 import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";

@@ -11,6 +11,7 @@ import {
   ClusterOperatorState,
   ClusterVersionState,
   decode,
+  InternTable,
   MachineConfigState,
   NodeState,
   parseStateKey,
@@ -101,11 +102,13 @@ let revision = 0;
  * its bytes, or only the projection the aggregator declares for the kind (the runnable's options).
  */
 const cache = new Map<string, { parsed: StateChange["parsed"]; value: unknown; bytes: Uint8Array | undefined; revision: number }>();
+/** StateCache's intern table: one for everything the cache decodes. */
+const strings = new InternTable();
 function change(kind: StateKindName, name: string, value: unknown): StateChange {
   const k = StateKinds[kind];
   const bytes = (k.codec as unknown as { encode(v: unknown): { finish(): Uint8Array } }).encode(value).finish();
   const project = projections[kind];
-  const decoded = project ? project(decode(k.codec as never, k.typeName, bytes) as never) : decode(k.codec as never, k.typeName, bytes);
+  const decoded = project ? project(decode(k.codec as never, k.typeName, bytes, strings) as never) : decode(k.codec as never, k.typeName, bytes, strings);
   // As the cache gets them: the key as read from the KV entry (a flat string, not the concatenation
   // stateKey builds), the parsed key from it.
   const key = Buffer.from(stateKey(kind, name), "latin1").toString("latin1");

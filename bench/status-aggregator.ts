@@ -10,7 +10,7 @@ import { credentials, type sendUnaryData, type ServerUnaryCall } from "@grpc/grp
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { DisruptionServiceService, type GetUpdateStatusRequest, type GetUpdateStatusResponse, NodeState, stateKey, UpdateStatusServiceClient } from "@lockstep/contracts";
 import { evaluate, inputsFromDocuments, render, wallClockNow } from "@lockstep/insights";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim } from "@lockstep/kube-sim";
 import { silentLogger, startGrpcServer } from "@lockstep/runtime";
 import { Aggregator, aggregatorRunnable, disruptionService, updateStatusService, updateStatusServiceDefinition } from "@lockstep/status-aggregator";

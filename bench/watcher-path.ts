@@ -7,7 +7,7 @@
 import * as net from "node:net";
 import type { AddressInfo } from "node:net";
 import { GCProfiler } from "node:v8";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { silentLogger } from "@lockstep/runtime";
 import { startNatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";

@@ -3,7 +3,7 @@
 // from API write to KV; KV writes per raw watch event under heartbeat churn.
 // Run: pnpm --dir bench exec node --import tsx watcher.bench.ts   (or via `pnpm bench`)
 import { closeBus, connectBus, ensureStateBucket, StateCache } from "@lockstep/bus";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
 import { startNatsServer } from "@lockstep/testing";

@@ -5,7 +5,7 @@
 // resourceVersion as precondition (an eviction in between wins; the next round sees it).
 // Upstream rules kept: healthy = Running and Ready, not being deleted, not in status.disruptedPods
 // (the eviction records a pod there; entries drop once the pod is gone or deleting, or after 2 min).
-import { KubeHttp, statusCode, type KubeConfigLike } from "@lockstep/kube/lite";
+import { KubeHttp, statusCode, type KubeConfigLike } from "@lockstep/kube";
 
 const DELETION_TIMEOUT_MS = 120_000;
 

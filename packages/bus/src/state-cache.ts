@@ -15,6 +15,7 @@ import type { KV, KvWatchEntry } from "@nats-io/kv";
 import {
   decode,
   HEARTBEAT_KEY,
+  InternTable,
   sameBytes,
   parseStateKey,
   stateKey,
@@ -29,6 +30,7 @@ import {
 import type { Logger } from "pino";
 import { plainEqual } from "./plain-equal.js";
 import { monotonicNow, stateAge, type StateAge } from "./state-age.js";
+import { hasValues, storedUpTo } from "./watch-start.js";
 
 export interface StateEntry {
   key: string;
@@ -101,6 +103,8 @@ export class StateCache<P extends StateProjections = never> {
   private heartbeatValue: Heartbeat | undefined;
   private heartbeatReceivedAt: number | undefined;
   private readonly heartbeatListeners = new Set<(h: Heartbeat) => void>();
+  /** Shared by every value this cache decodes: the same short strings recur across thousands of them. */
+  private readonly strings = new InternTable();
 
   constructor(private readonly kv: KV, private readonly o: StateCacheOptions<P> = {}) {
     this.ready = new Promise((r) => (this.readyResolve = r));
@@ -113,8 +117,11 @@ export class StateCache<P extends StateProjections = never> {
     this.startedAt = this.now();
     const filters = this.o.kinds ? [...new Set([...this.o.kinds, "meta" as const, "heartbeat" as const])].map((k) => `${StateKinds[k].prefix}.>`) : [">"];
     let pending = filters.length;
+    // One question for all first watches: entries stored before any of them began are not live.
+    const stored = storedUpTo(this.kv);
+    stored.catch(() => undefined); // each watch reports (and retries) its own failure
     for (const f of filters) {
-      void this.watchLoop(f, () => {
+      void this.watchLoop(f, stored, () => {
         if (--pending === 0) {
           this.isReady = true;
           this.readyResolve();
@@ -206,7 +213,7 @@ export class StateCache<P extends StateProjections = never> {
     return this.undecodable;
   }
 
-  private async watchLoop(filter: string, onInitial: () => void): Promise<void> {
+  private async watchLoop(filter: string, firstStored: Promise<number> | undefined, onInitial: () => void): Promise<void> {
     let initialDone = false;
     const markInitial = () => {
       if (!initialDone) {
@@ -217,18 +224,19 @@ export class StateCache<P extends StateProjections = never> {
     while (!this.abort.signal.aborted) {
       try {
         const from = this.lastRevision.get(filter);
+        // Entries stored before the watch began (initial values, or a replay after a resume) are not live.
+        const stored = await (firstStored ?? storedUpTo(this.kv));
+        firstStored = undefined;
         const iter = await this.kv.watch(from ? { key: filter, resumeFromRevision: from + 1 } : { key: filter });
         const stopOnAbort = () => iter.stop();
         this.abort.signal.addEventListener("abort", stopOnAbort, { once: true });
-        // A resumed watch, or a filter with no values, has nothing "initial" to wait for. The KV
-        // watcher keeps its consumer in `_data`; its cached info holds the initial pending count.
-        const pending = await initialPending(iter);
-        if (from !== undefined || pending === 0) markInitial();
-        // The first `pending` entries were stored before this watch began (initial values, or a
-        // replay after a resume): only entries after them arrived live.
-        let replayed = pending ?? 0;
+        // A resumed watch, or a filter with no values, has nothing "initial" to wait for.
+        let delivered = false;
+        if (from !== undefined || stored === 0) markInitial();
+        else void this.markIfEmpty(filter, () => delivered, markInitial);
         for await (const e of iter) {
-          this.apply(e, replayed-- <= 0);
+          delivered = true;
+          this.apply(e, e.revision > stored);
           this.lastRevision.set(filter, e.revision);
           if (e.isUpdate) markInitial();
         }
@@ -238,6 +246,20 @@ export class StateCache<P extends StateProjections = never> {
         this.o.logger?.warn({ err, filter }, "state watch interrupted; resuming");
       }
       if (!this.abort.signal.aborted) await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  /**
+   * Marks an empty filter's initial values as in. A filter with values needs no answer: the watch's
+   * last initial entry says so (isUpdate). So the question is asked only if, one round trip after
+   * the watch began, it has delivered nothing (listing a large filter's keys costs the server).
+   */
+  private async markIfEmpty(filter: string, delivered: () => boolean, markInitial: () => void): Promise<void> {
+    try {
+      await storedUpTo(this.kv); // the round trip
+      if (!delivered() && !(await hasValues(this.kv, filter))) markInitial();
+    } catch (err) {
+      this.o.logger?.warn({ err, filter }, "cannot tell whether a state filter is empty");
     }
   }
 
@@ -265,7 +287,7 @@ export class StateCache<P extends StateProjections = never> {
     const kind = StateKinds[parsed.kind];
     let value: unknown;
     try {
-      value = decode(kind.codec as never, kind.typeName, e.value);
+      value = decode(kind.codec as never, kind.typeName, e.value, this.strings);
     } catch (err) {
       this.undecodable.add(e.key);
       this.o.logger?.warn({ err, key: e.key }, "ignoring undecodable state value");
@@ -309,7 +331,7 @@ export class StateCache<P extends StateProjections = never> {
     }
     let value: Heartbeat;
     try {
-      value = decode(StateKinds.heartbeat.codec, StateKinds.heartbeat.typeName, e.value);
+      value = decode(StateKinds.heartbeat.codec, StateKinds.heartbeat.typeName, e.value, this.strings);
     } catch (err) {
       this.o.logger?.warn({ err, key: e.key }, "ignoring undecodable state value");
       return;
@@ -340,13 +362,4 @@ export class StateCache<P extends StateProjections = never> {
 /** A string of its own, not a slice or a concatenation holding on to a larger one. */
 function ownCopy(s: string): string {
   return Buffer.from(s, "utf8").toString("utf8");
-}
-
-async function initialPending(iter: unknown): Promise<number | undefined> {
-  const consumer = (iter as { _data?: { info?: (cached: boolean) => Promise<{ num_pending: number }> } })._data;
-  try {
-    return (await consumer?.info?.(true))?.num_pending;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,7 +1,7 @@
 // The chart renders, validates and applies, with default values and with every option on.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { lockstepCrdsDir, startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { kubeconfigYaml, startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

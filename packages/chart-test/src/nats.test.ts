@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { CoreV1Api } from "@kubernetes/client-node";
 import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublisher, StateCache } from "@lockstep/bus";
 import { EVENTS_STREAM, Events, type EventType } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
 import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";

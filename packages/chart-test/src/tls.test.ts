@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, createServer, type Server } from "node:tls";
 import { CoreV1Api } from "@kubernetes/client-node";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { kubeconfigYaml, startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderChart, renderChartAgainst, type Manifest, type Values } from "./chart.js";

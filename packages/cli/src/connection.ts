@@ -7,7 +7,7 @@ import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 import { checkServerIdentity } from "node:tls";
 import { credentials, Metadata, type ChannelCredentials } from "@grpc/grpc-js";
-import { loadKubeAccess } from "@lockstep/kube/lite";
+import { loadKubeAccess } from "@lockstep/kube";
 import { CliError, EXIT } from "./exit-codes.js";
 
 /** Flags every command that calls a service accepts. */

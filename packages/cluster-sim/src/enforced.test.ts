@@ -2,7 +2,7 @@
 // no one, writes as its own ServiceAccounts, and a refused desiredConfig patch or eviction is retried
 // as upstream retries it until the webhook lets it through.
 import { createServer, type Server } from "node:https";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { createTestPki, hasOpenssl, type TestPki } from "@lockstep/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-import { KubeApiError } from "@lockstep/kube/lite";
+import { KubeApiError } from "@lockstep/kube";
 import { describe, expect, it } from "vitest";
 import { apiMessage, errText } from "./errors.js";
 

@@ -1,5 +1,5 @@
 // @lockstep/cluster-sim: an OpenShift-like cluster generator and update simulator that drives any
-// Kubernetes API server (kube-sim by default) over plain JSON HTTP (@lockstep/kube/lite: lists, watches, writes).
+// Kubernetes API server (kube-sim by default) over plain JSON HTTP (@lockstep/kube: lists, watches, writes).
 export { parseClusterSpec, maxUnavailableCount, SpecError, PLATFORMS, type ClusterSpec, type PoolSpec, type WorkloadSpec, type Platform } from "./spec.js";
 export { generateCluster, poolRolesOf, type GeneratedCluster } from "./generate/cluster.js";
 export { coreosStream, bootImagesConfigMap, amiId } from "./generate/bootimages.js";
@@ -21,4 +21,4 @@ export { MCO_CONTROLLER_SA, MCO_DAEMON_SA, serviceAccountUser } from "./mco-iden
 export { passTargets, requeueAfter } from "./actors/rollout.js";
 export { loadScenario, parseScenario, scenariosDir, WAIT_CONDITIONS, type Scenario, type Step, type Assertion, type WaitCondition } from "./scenario.js";
 export { runScenario, condition, checkAssertion, type RunOptions, type RunResult } from "./runner.js";
-export { kubeConfigForUrl, loadKubeConfig } from "@lockstep/kube";
+export { kubeConfigForUrl, loadKubeConfig } from "@lockstep/kube/client-node";

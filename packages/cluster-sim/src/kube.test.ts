@@ -1,5 +1,6 @@
 // KubeWriter against a real kube-sim: paths, content types and the status codes callers branch on.
-import { kubeConfigForUrl, statusCode } from "@lockstep/kube";
+import { statusCode } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeWriter } from "./kube.js";

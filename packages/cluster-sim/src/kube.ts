@@ -1,7 +1,7 @@
 // The simulator's only door to the API server: plain JSON over the lite client's one keep-alive agent
 // (no client-node model (de)serialisation: a tenth of the simulator's CPU at 10,000 nodes), bounded
 // concurrency, counters. Objects go out as given and come back as the server sent them.
-import { ApiDiscovery, collectionPath, KubeApiError, KubeHttp, Resources, statusCode, type KubeConfigLike, type ResourceType } from "@lockstep/kube/lite";
+import { ApiDiscovery, collectionPath, KubeApiError, KubeHttp, Resources, statusCode, type KubeConfigLike, type ResourceType } from "@lockstep/kube";
 import { errText } from "./errors.js";
 import type { KubeObject } from "./types.js";
 

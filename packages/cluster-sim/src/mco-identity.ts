@@ -2,7 +2,7 @@
 // (openshift-machine-config-operator/machine-config-controller and machine-config-daemon), as on a
 // real cluster, so an admission webhook judges the requests by the user the real components have.
 // The accounts are created if missing and their tokens come from the TokenRequest API.
-import { KubeApiError, KubeHttp, statusCode, type KubeConfigLike } from "@lockstep/kube/lite";
+import { KubeApiError, KubeHttp, statusCode, type KubeConfigLike } from "@lockstep/kube";
 import { MCO_NAMESPACE } from "./constants.js";
 
 export const MCO_CONTROLLER_SA = "machine-config-controller";

@@ -2,7 +2,7 @@
 // status rules (@lockstep/insights, evaluated at the wall-clock now as the status-aggregator does)
 // show no negative duration at any point of the update.
 import { evaluate, inputsFromDocuments, render, type Evaluation } from "@lockstep/insights";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim } from "@lockstep/kube-sim";
 import { expect, it } from "vitest";
 import { renderedName } from "./release.js";

@@ -1,7 +1,7 @@
 // Mid-upgrade snapshots fed to the status rules (@lockstep/insights) show every node phase the status
 // spec knows, plus Degraded and Unavailable nodes.
 import { evaluate, inputsFromDocuments } from "@lockstep/insights";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim } from "@lockstep/kube-sim";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -1,7 +1,8 @@
 // Scenario end states against kube-sim over real HTTP, with an independent watch that checks
 // maxUnavailable at every observed instant.
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { Informer, kubeConfigForUrl, Resources } from "@lockstep/kube";
+import { Informer, Resources } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { assignPools, unavailable } from "./actors/pool-status.js";

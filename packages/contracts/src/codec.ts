@@ -1,5 +1,5 @@
 import type { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
-import { LeanReader } from "./lean-reader.js";
+import { LeanReader, type InternTable } from "./lean-reader.js";
 
 /** The part of a ts-proto message object Lockstep relies on. */
 export interface Codec<T> {
@@ -14,10 +14,13 @@ export function encode<T>(codec: Codec<T>, message: T): Uint8Array {
   return codec.encode(message).finish();
 }
 
-/** Decodes a payload; a malformed payload throws a DecodeError naming the type. */
-export function decode<T>(codec: Codec<T>, typeName: string, data: Uint8Array): T {
+/**
+ * Decodes a payload; a malformed payload throws a DecodeError naming the type. A caller that keeps
+ * what it decodes (a state cache) passes its intern table, so repeated strings are shared.
+ */
+export function decode<T>(codec: Codec<T>, typeName: string, data: Uint8Array, table?: InternTable): T {
   try {
-    return codec.decode(new LeanReader(data));
+    return codec.decode(table ? new LeanReader(data, table) : data);
   } catch (err) {
     throw new DecodeError(typeName, err);
   }

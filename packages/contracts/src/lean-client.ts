@@ -2,18 +2,21 @@
 // deserializers hand their argument straight to `Message.decode`, which takes a reader as well as
 // bytes, so wrapping them changes how strings are allocated, never what is decoded.
 import { makeGenericClientConstructor, type MethodDefinition, type ServiceDefinition } from "@grpc/grpc-js";
-import { LeanReader } from "./lean-reader.js";
+import { InternTable, LeanReader } from "./lean-reader.js";
 
 type AnyMethod = MethodDefinition<unknown, unknown>;
 
-/** The same service definition with every deserializer reading through a LeanReader. */
-export function withLeanDecoding<T extends ServiceDefinition>(definition: T): T {
+/**
+ * The same service definition with every deserializer reading through a LeanReader; the definition
+ * owns the intern table its readers share.
+ */
+export function withLeanDecoding<T extends ServiceDefinition>(definition: T, table = new InternTable()): T {
   const out: Record<string, AnyMethod> = {};
   for (const [name, method] of Object.entries(definition as Record<string, AnyMethod>)) {
     out[name] = {
       ...method,
-      requestDeserialize: (bytes: Buffer) => method.requestDeserialize(new LeanReader(bytes) as unknown as Buffer),
-      responseDeserialize: (bytes: Buffer) => method.responseDeserialize(new LeanReader(bytes) as unknown as Buffer),
+      requestDeserialize: (bytes: Buffer) => method.requestDeserialize(new LeanReader(bytes, table) as unknown as Buffer),
+      responseDeserialize: (bytes: Buffer) => method.responseDeserialize(new LeanReader(bytes, table) as unknown as Buffer),
     };
   }
   return out as T;

@@ -3,7 +3,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Condition } from "./gen/lockstep/common/v1/common.js";
 import { ClusterVersionState } from "./gen/lockstep/state/v1/cluster.js";
-import { LeanReader, leanDecode } from "./lean-reader.js";
+import { Timestamp } from "./gen/google/protobuf/timestamp.js";
+import { INT64_AS_TEXT, InternTable, LeanReader, leanDecode } from "./lean-reader.js";
 
 // Short ASCII strings from a small alphabet, so the same values (and intern-slot collisions) recur.
 const shortText = fc.string({ unit: fc.constantFrom("a", "b", "W", "-", ".", "0", "9"), maxLength: 6 });
@@ -23,13 +24,15 @@ const condition = fc.record({
 });
 
 describe("LeanReader", () => {
+  const table = new InternTable();
+
   it("decodes exactly what the default reader decodes", () => {
     fc.assert(
       fc.property(
         fc.record({ name: anyText, uid: shortText, generation: int64Text, observedGeneration: int64Text, conditions: fc.array(condition, { maxLength: 4 }) }),
         (partial) => {
           const bytes = ClusterVersionState.encode(ClusterVersionState.fromPartial(partial)).finish();
-          expect(leanDecode(ClusterVersionState, bytes)).toEqual(ClusterVersionState.decode(bytes));
+          expect(leanDecode(ClusterVersionState, bytes, table)).toEqual(ClusterVersionState.decode(bytes));
         },
       ),
       { numRuns: 2000 },
@@ -42,7 +45,7 @@ describe("LeanReader", () => {
     for (const round of [1, 2]) {
       for (const text of texts) {
         const bytes = Condition.encode({ type: text, status: "True", reason: text, message: "" }).finish();
-        const back = leanDecode(Condition, bytes);
+        const back = leanDecode(Condition, bytes, table);
         expect(back.type, `round ${round}`).toBe(text);
         expect(back.reason).toBe(text);
       }
@@ -54,6 +57,27 @@ describe("LeanReader", () => {
     w.tag(1, 2).uint32(10).raw(new TextEncoder().encode("abc"));
     const bytes = w.finish();
     expect(() => Condition.decode(bytes)).toThrow(RangeError);
-    expect(() => Condition.decode(new LeanReader(bytes))).toThrow(RangeError);
+    expect(() => Condition.decode(new LeanReader(bytes, table))).toThrow(RangeError);
+  });
+
+  it("shares texts only through the table its owner passes", () => {
+    const mine = new InternTable();
+    const other = new InternTable();
+    const bytes = Condition.encode({ type: "Updating", status: "True", reason: "Draining", message: "" }).finish();
+    const a = leanDecode(Condition, bytes, mine);
+    expect(mine.slots.filter((t) => t !== undefined).sort()).toEqual(["Draining", "True", "Updating"]);
+    expect(other.slots.every((t) => t === undefined)).toBe(true);
+    expect(leanDecode(Condition, bytes, other)).toEqual(a);
+  });
+
+  it("takes the int64 fast path only because the generated decoders turn int64 into text", () => {
+    // Fails if the generator's options change (e.g. forceLong=bigint): LeanReader then falls back
+    // to BinaryReader's bigint, which this test makes visible instead of silently slower.
+    expect(INT64_AS_TEXT).toBe(true);
+    const bytes = Timestamp.encode({ seconds: "1700000000", nanos: 0 }).finish();
+    const reader = new LeanReader(bytes, new InternTable());
+    reader.uint32();
+    expect(reader.int64()).toBe("1700000000");
+    expect(typeof Timestamp.decode(bytes).seconds).toBe("string");
   });
 });

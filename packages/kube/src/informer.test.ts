@@ -5,7 +5,7 @@ import { CoreV1Api, type KubernetesObject } from "@kubernetes/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubeAccessForUrl, type KubeConfigLike } from "./access.js";
-import { kubeConfigForUrl } from "./config.js";
+import { kubeConfigForUrl } from "./client-node.js";
 import { Informer, metadataOnly } from "./informer.js";
 import { Resources } from "./resources.js";
 

@@ -3,3 +3,4 @@ export * from "./wait.js";
 // The nats-server launcher lives in @lockstep/launcher (the demo needs it at run time).
 export { freePort, startNatsServer, type NatsServer, type NatsServerOptions } from "@lockstep/launcher";
 export * from "./pki.js";
+export * from "./test-stack.js";

@@ -2,7 +2,7 @@
 // Wiring only: config, logger, health/metrics, BootImageService on gRPC, the updater.
 import { busOptionsFromConfig } from "@lockstep/bus";
 import { BootImageServiceService } from "@lockstep/contracts";
-import { loadKubeAccess } from "@lockstep/kube/lite";
+import { loadKubeAccess } from "@lockstep/kube";
 import { createLogger, createMetricsRegistry, loadConfigOrExit, Readiness, readTlsFiles, runMain, startGrpcServer, startHttpServer, stopOnAbort } from "@lockstep/runtime";
 import { bootImageUpdaterConfigSchema, processArch } from "./config.js";
 import { bootImageService } from "./updater/grpc.js";

@@ -10,7 +10,7 @@ const REPO = join(import.meta.dirname, "../../..");
 const STATIC_IMPORT = /^(?:import|export)\s+(?!type\b)[^;]*?from\s+"([^"]+)"/gm;
 const ALLOWED = new Set(["@kubernetes/client-node/dist/config_types.js"]);
 
-/** The source file of a workspace package's entry point (`@lockstep/kube/lite` → packages/kube/src/lite.ts). */
+/** The source file of a workspace package's entry point (`@lockstep/kube/client-node` → packages/kube/src/client-node.ts). */
 function workspaceSource(spec: string): string | undefined {
   const [, name, sub] = /^@lockstep\/([^/]+)(?:\/(.+))?$/.exec(spec) ?? [];
   if (!name) return undefined;

@@ -2,7 +2,7 @@
 // Wiring only: config, logger, health/metrics endpoint, gRPC LeaseService, the coordinator.
 import { busOptionsFromConfig } from "@lockstep/bus";
 import { LeaseServiceService } from "@lockstep/contracts";
-import { loadKubeAccess } from "@lockstep/kube/lite";
+import { loadKubeAccess } from "@lockstep/kube";
 import { createLogger, createMetricsRegistry, loadConfigOrExit, readTlsFiles, Readiness, runMain, startGrpcServer, startHttpServer, stopOnAbort } from "@lockstep/runtime";
 import { readFileSync } from "node:fs";
 import { KubeNodeLookups } from "./admission/node-lookups.js";

@@ -11,7 +11,7 @@ import {
   type StateProjections,
 } from "@lockstep/bus";
 import { Events, type LeaseServiceServer, type LeaseState } from "@lockstep/contracts";
-import type { KubeConfigLike } from "@lockstep/kube/lite";
+import type { KubeConfigLike } from "@lockstep/kube";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
 import { describeStaleness, StateFreshness, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
 import type { Logger } from "pino";

@@ -2,7 +2,7 @@
 // kube-apiserver does, and it answers from a real lease-coordinator's view of the Leases.
 import { CoreV1Api, PatchStrategy, setHeaderOptions, AdmissionregistrationV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { OperationType } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { silentLogger } from "@lockstep/runtime";
 import { createTestPki, hasOpenssl, waitFor, type TestPki } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

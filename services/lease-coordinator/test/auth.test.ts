@@ -3,7 +3,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { OperationType, type AcquireRequest, type AcquireResponse, type LeaseServiceClient } from "@lockstep/contracts";
-import { kubeAccessForUrl } from "@lockstep/kube/lite";
+import { kubeAccessForUrl } from "@lockstep/kube";
 import { silentLogger } from "@lockstep/runtime";
 import { createTestPki, hasOpenssl, type TestPki } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -11,10 +11,10 @@ import {
   type AcquireResponse,
   type DecodedEvent,
 } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim, type KubeSimOptions } from "@lockstep/kube-sim";
 import { silentLogger, startGrpcServer, type GrpcServerHandle, type GrpcTlsOptions } from "@lockstep/runtime";
-import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { LeaseAuth } from "../src/auth/lease-auth.js";
 import { validatePolicy, type PolicyConfig } from "../src/policy/index.js";
@@ -76,8 +76,9 @@ export function nodeUid(world: World, name: string): Promise<string> {
 }
 
 export async function startWorld(o: WorldOptions): Promise<World> {
-  const sim = await startKubeSim({ ...o.sim, crds: "openshift" });
-  const nats = await startNatsServer();
+  const stack = new TestStack();
+  const sim = stack.add(await startKubeSim({ ...o.sim, crds: "openshift" }));
+  const nats = await stack.nats();
   const kc = kubeConfigForUrl(sim.url, o.sim?.token);
   const core = kc.makeApiClient(CoreV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);
@@ -103,22 +104,13 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       },
     });
   }
-  const stop = new AbortController();
-  const tasks: Promise<unknown>[] = [];
-  let watcher: { abort: AbortController; running: Promise<void> } | undefined;
+  let watcher: { abort: AbortController; running: Promise<unknown> } | undefined;
   const startWatcher = () => {
     const abort = new AbortController();
-    const running = watcherRunnable({
-      kc,
-      bus: { servers: nats.url },
-      logger: silentLogger(),
-      leaseNamespaces: [NS, "medik8s-leases"],
-      bootImagesNamespace: "openshift-machine-config-operator",
-      bootImagesName: "coreos-bootimages",
-      informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
-      heartbeatIntervalMs: o.heartbeatIntervalMs,
-    }).start(AbortSignal.any([stop.signal, abort.signal]));
-    tasks.push(running);
+    const running = stack.run(
+      watcherRunnable({ kc, bus: { servers: nats.url }, logger: silentLogger(), ...TEST_WATCHER_OPTIONS, leaseNamespaces: [NS, "medik8s-leases"], heartbeatIntervalMs: o.heartbeatIntervalMs }),
+      abort.signal,
+    );
     watcher = { abort, running };
   };
   startWatcher();
@@ -142,12 +134,11 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       adapters: o.adapters,
     });
     const server: GrpcServerHandle = await startGrpcServer({ port: 0, host: "127.0.0.1", services: [[LeaseServiceService, lc.service]], tls: o.grpcTls });
-    const signal = AbortSignal.any([stop.signal, own.signal]);
-    const running = lc.runnable.start(signal);
-    tasks.push(running);
+    const running = stack.run(lc.runnable, own.signal);
     await waitFor(() => started, { timeoutMs: 30_000, what: "coordinator started" });
     const address = `127.0.0.1:${server.port}`;
     const client = new LeaseServiceClient(address, o.clientCredentials ?? grpc.credentials.createInsecure());
+    stack.defer(() => client.close());
     const replica: Replica = {
       address,
       client,
@@ -168,15 +159,11 @@ export async function startWorld(o: WorldOptions): Promise<World> {
 
   const events: World["events"] = [];
   const nc = await connectBus({ servers: nats.url });
+  stack.defer(() => closeBus(nc));
   await ensureEventStream(nc);
-  tasks.push(
-    consumeEvents(nc, {
-      durable: "lease-it",
-      filterSubject: "lockstep.v1.evt.>",
-      signal: stop.signal,
-      handler: (e: DecodedEvent) => void events.push({ subject: e.type.subject, message: e.message }),
-    }),
-  );
+  stack.run({
+    start: (signal) => consumeEvents(nc, { durable: "lease-it", filterSubject: "lockstep.v1.evt.>", signal, handler: (e: DecodedEvent) => void events.push({ subject: e.type.subject, message: e.message }) }),
+  });
 
   return {
     sim,
@@ -194,14 +181,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       watcher = undefined;
     },
     startWatcher,
-    async stop() {
-      for (const r of replicas) r.client.close();
-      stop.abort();
-      await Promise.allSettled(tasks);
-      await closeBus(nc);
-      await nats.stop();
-      await sim.stop();
-    },
+    stop: () => stack.close(),
   };
 }
 

@@ -3,7 +3,7 @@
 import { request } from "node:https";
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { OperationType, type NodeLease } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
 import { createTestPki, hasOpenssl, type TestPki } from "@lockstep/testing";

@@ -1,7 +1,7 @@
 // The only Kubernetes writes of the skew-enforcer: ClusterOperator `lockstep` (created when missing,
 // its status through the status subresource). Every status write is conditional on the
 // resourceVersion just read: a 409 means someone else wrote first, so read again and decide again.
-import { CustomObjectsApi, isAlreadyExists, isConflict, isNotFound, makeJsonApiClient, type JsonCustomObjectsApi, type KubeConfigLike } from "@lockstep/kube/lite";
+import { CustomObjectsApi, isAlreadyExists, isConflict, isNotFound, makeJsonApiClient, type JsonCustomObjectsApi, type KubeConfigLike } from "@lockstep/kube";
 import { HotLoopGuard, type HotLoopError } from "@lockstep/reconcile";
 import type { Condition } from "@lockstep/contracts";
 import type { Logger } from "pino";

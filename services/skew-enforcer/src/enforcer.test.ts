@@ -14,10 +14,10 @@ import {
   SkewServiceService,
   type GetSkewReportResponse,
 } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeObject, type KubeSim } from "@lockstep/kube-sim";
 import { createMetricsRegistry, silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
-import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -137,7 +137,9 @@ let nc: NatsConnection;
 let grpcServer: GrpcServerHandle;
 let client: SkewServiceClient;
 let watcherStop = new AbortController();
-let watcherRun: Promise<void>;
+let watcherRun: Promise<unknown>;
+/** kube-sim, nats-server, the watcher and the test's bus connection. */
+const stack = new TestStack();
 
 /** The running enforcer; replaced by a restart. The gRPC server always answers from the current one. */
 let enforcer: SkewEnforcer;
@@ -167,21 +169,12 @@ async function stopEnforcer(): Promise<void> {
 }
 
 beforeAll(async () => {
-  sim = await startKubeSim({ crds: "openshift", objects: cluster });
-  nats = await startNatsServer();
+  sim = stack.add(await startKubeSim({ crds: "openshift", objects: cluster }));
+  nats = await stack.nats();
   kc = kubeConfigForUrl(sim.url);
   core = kc.makeApiClient(CoreV1Api);
   custom = kc.makeApiClient(CustomObjectsApi);
-  watcherRun = watcherRunnable({
-    kc,
-    bus: { servers: nats.url },
-    logger: silentLogger(),
-    leaseNamespaces: ["lockstep-leases"],
-    bootImagesNamespace: "openshift-machine-config-operator",
-    bootImagesName: "coreos-bootimages",
-    informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
-    heartbeatIntervalMs: 200,
-  }).start(watcherStop.signal);
+  watcherRun = stack.run(watcherRunnable({ kc, bus: { servers: nats.url }, logger: silentLogger(), ...TEST_WATCHER_OPTIONS, heartbeatIntervalMs: 200 }), watcherStop.signal);
   startEnforcer();
   grpcServer = await startGrpcServer({
     port: 0,
@@ -190,17 +183,14 @@ beforeAll(async () => {
   });
   client = new SkewServiceClient(`127.0.0.1:${grpcServer.port}`, credentials.createInsecure());
   nc = await connectBus({ servers: nats.url });
+  stack.defer(() => closeBus(nc));
 });
 
 afterAll(async () => {
   client?.close();
   await grpcServer?.stop(500);
   await stopEnforcer();
-  watcherStop.abort();
-  await watcherRun;
-  if (nc) await closeBus(nc);
-  await nats?.stop();
-  await sim?.stop();
+  await stack.close();
 });
 
 // --- helpers -------------------------------------------------------------------------------
@@ -466,16 +456,7 @@ describe("skew-enforcer", () => {
     expect(await checkUpgrade("4.17.0")).toMatchObject({ allowed: true }); // answers still reflect the (last known) view
 
     watcherStop = new AbortController();
-    watcherRun = watcherRunnable({
-      kc,
-      bus: { servers: nats.url },
-      logger: silentLogger(),
-      leaseNamespaces: ["lockstep-leases"],
-      bootImagesNamespace: "openshift-machine-config-operator",
-      bootImagesName: "coreos-bootimages",
-      informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
-      heartbeatIntervalMs: 200,
-    }).start(watcherStop.signal);
+    watcherRun = stack.run(watcherRunnable({ kc, bus: { servers: nats.url }, logger: silentLogger(), ...TEST_WATCHER_OPTIONS, heartbeatIntervalMs: 200 }), watcherStop.signal);
     await waitForCondition("Upgradeable", { status: "True", reason: "AsExpected" });
     expect(await eventsOn(Events.updateCompleted.subject)).toBe(completed);
   });

@@ -1,7 +1,7 @@
 // The skew-enforcer as a Runnable: rebuild the view from the state plane, and on every relevant
 // change reconcile the single key "cluster": evaluate the pure rules, converge ClusterOperator
 // `lockstep`, publish the facts that became due.
-import type { KubeConfigLike } from "@lockstep/kube/lite";
+import type { KubeConfigLike } from "@lockstep/kube";
 import { closeBus, connectBus, ensureEventStream, ensureStateBucket, StateCache, type BusConnectionOptions } from "@lockstep/bus";
 import type { BootImagesState, Condition, MachineSetState, StateKindName } from "@lockstep/contracts";
 import { WorkQueue, type ReconcileResult } from "@lockstep/reconcile";

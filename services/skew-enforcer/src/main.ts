@@ -2,7 +2,7 @@
 // Wiring only: config, logger, health/metrics endpoint, SkewService, the enforcer.
 import { busOptionsFromConfig } from "@lockstep/bus";
 import { SkewServiceService } from "@lockstep/contracts";
-import { loadKubeAccess } from "@lockstep/kube/lite";
+import { loadKubeAccess } from "@lockstep/kube";
 import {
   createLogger,
   createMetricsRegistry,

@@ -18,10 +18,10 @@ import {
   type WatchUpdateStatusResponse,
 } from "@lockstep/contracts";
 import { type Details, type StatusInputs, evaluate, fixtureNow, inputsFromDocuments, render, wallClockNow } from "@lockstep/insights";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
-import { ocUpgradeStatusDir, startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { ocUpgradeStatusDir, TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,8 +42,7 @@ let client: UpdateStatusServiceClient;
 let nc: NatsConnection;
 let aggregator: Aggregator;
 let now: bigint;
-const stop = new AbortController();
-const running: Promise<void>[] = [];
+const stack = new TestStack();
 
 const unary = <Req, Res>(fn: (req: Req, cb: (err: Error | null, res: Res) => void) => unknown, req: Req): Promise<Res> =>
   new Promise((resolve, reject) => fn(req, (err, res) => (err ? reject(err) : resolve(res))));
@@ -68,24 +67,14 @@ async function offline(details: Details): Promise<{ text: string; inputs: Status
 }
 
 beforeAll(async () => {
-  sim = await startKubeSim({ crds: "openshift" });
-  nats = await startNatsServer();
+  sim = stack.add(await startKubeSim({ crds: "openshift" }));
+  nats = await stack.nats();
   kc = kubeConfigForUrl(sim.url);
   await sim.load({ files: ["-cv.yaml", "-co.yaml", "-mc.yaml", "-mcp.yaml", "-node.yaml"].map(caseFile) });
   const inputs = await listInputs();
   now = fixtureNow(inputs.clusterVersion, inputs.clusterOperators);
 
-  running.push(
-    watcherRunnable({
-      kc,
-      bus: { servers: nats.url },
-      logger: silentLogger(),
-      leaseNamespaces: ["lockstep-leases"],
-      bootImagesNamespace: "openshift-machine-config-operator",
-      bootImagesName: "coreos-bootimages",
-      informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
-    }).start(stop.signal),
-  );
+  stack.run(watcherRunnable({ kc, bus: { servers: nats.url }, logger: silentLogger(), ...TEST_WATCHER_OPTIONS }));
   aggregator = new Aggregator({ logger: silentLogger(), clock: () => now, debounceMs: 10 });
   grpcServer = await startGrpcServer({
     port: 0,
@@ -95,21 +84,16 @@ beforeAll(async () => {
       [DisruptionServiceService, disruptionService(aggregator, silentLogger())],
     ],
   });
-  running.push(aggregatorRunnable({ aggregator, bus: { servers: nats.url }, logger: silentLogger(), watchRefreshMs: 60_000 }).start(stop.signal));
+  stack.defer(() => grpcServer.stop(500));
+  stack.run(aggregatorRunnable({ aggregator, bus: { servers: nats.url }, logger: silentLogger(), watchRefreshMs: 60_000 }));
   client = new UpdateStatusServiceClient(`127.0.0.1:${grpcServer.port}`, credentials.createInsecure());
+  stack.defer(() => client.close());
   nc = await connectBus({ servers: nats.url });
+  stack.defer(() => closeBus(nc));
   await waitFor(() => aggregator.synced && aggregator.view.nodeCount === 7, { timeoutMs: 30_000, what: "aggregator synced with 7 nodes" });
 });
 
-afterAll(async () => {
-  client?.close();
-  stop.abort();
-  await Promise.allSettled(running);
-  await grpcServer?.stop(500);
-  if (nc) await closeBus(nc);
-  await nats?.stop();
-  await sim?.stop();
-});
+afterAll(() => stack.close());
 
 describe("status-aggregator on a golden case", () => {
   it("RenderStatus is the offline rules' text in both detail levels", async () => {

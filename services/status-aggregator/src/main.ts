@@ -47,7 +47,7 @@ logger.info({ http: http.port, grpc: grpc.port }, "status-aggregator listening")
 const policyStatus = config.WRITE_POLICY_STATUS
   ? [
       (await import("./policy-status/writer.js")).policyStatusRunnable({
-        kc: await (await import("@lockstep/kube/lite")).loadKubeAccess(config.KUBECONFIG),
+        kc: await (await import("@lockstep/kube")).loadKubeAccess(config.KUBECONFIG),
         bus: busOptionsFromConfig(config, "lockstep-status-aggregator-policies"),
         logger,
       }),
@@ -59,7 +59,7 @@ const updateApi = config.UPDATE_API_ENABLED
   ? [
       (await import("./update-api/runnable.js")).updateApiRunnable({
         aggregator,
-        kc: await (await import("@lockstep/kube/lite")).loadKubeAccess(config.KUBECONFIG),
+        kc: await (await import("@lockstep/kube")).loadKubeAccess(config.KUBECONFIG),
         logger,
         registry,
         writesPerSecond: config.UPDATE_API_WRITES_PER_SECOND,

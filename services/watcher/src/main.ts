@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Wiring only: config, logger, health/metrics endpoint, the watcher.
 import { busOptionsFromConfig } from "@lockstep/bus";
-import { loadKubeAccess } from "@lockstep/kube/lite";
+import { loadKubeAccess } from "@lockstep/kube";
 import { createLogger, createMetricsRegistry, loadConfigOrExit, Readiness, runMain, startGrpcServer, startHttpServer, stopOnAbort } from "@lockstep/runtime";
 import { signalSettings, watcherConfigSchema } from "./config.js";
 import { watcherRunnable } from "./watcher.js";

@@ -2,10 +2,10 @@
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Node } from "@kubernetes/client-node";
 import { closeBus, connectBus, ensureStateBucket, StateCache } from "@lockstep/bus";
 import type { PoolState } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
-import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { watcherRunnable } from "./watcher.js";
@@ -16,8 +16,7 @@ let kc: KubeConfig;
 let core: CoreV1Api;
 let nc: NatsConnection;
 let cache: StateCache;
-const stop = new AbortController();
-let running: Promise<void>;
+const stack = new TestStack();
 
 const N = 1000;
 const nodeBody = (i: number): V1Node => ({
@@ -35,34 +34,27 @@ async function inBatches<T>(items: T[], size: number, fn: (t: T) => Promise<unkn
 }
 
 beforeAll(async () => {
-  sim = await startKubeSim({ crds: "openshift", historyLimit: 100_000 });
-  nats = await startNatsServer();
+  sim = stack.add(await startKubeSim({ crds: "openshift", historyLimit: 100_000 }));
+  nats = await stack.nats();
   kc = kubeConfigForUrl(sim.url);
   core = kc.makeApiClient(CoreV1Api);
   await inBatches([...Array(N).keys()], 50, (i) => core.createNode({ body: nodeBody(i) }));
-  running = watcherRunnable({
+  stack.run(watcherRunnable({
     kc,
     bus: { servers: nats.url },
     logger: silentLogger(),
-    leaseNamespaces: ["lockstep-leases"],
-    bootImagesNamespace: "openshift-machine-config-operator",
-    bootImagesName: "coreos-bootimages",
+    ...TEST_WATCHER_OPTIONS,
     informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
     heartbeatIntervalMs: 200,
-  }).start(stop.signal);
+  }));
   nc = await connectBus({ servers: nats.url });
+  stack.defer(() => closeBus(nc));
   cache = new StateCache(await ensureStateBucket(nc));
+  stack.defer(() => cache.stop());
   await cache.start();
 });
 
-afterAll(async () => {
-  stop.abort();
-  await running;
-  cache?.stop();
-  await closeBus(nc);
-  await nats.stop();
-  await sim.stop();
-});
+afterAll(() => stack.close());
 
 const nodeState = (i: number) => cache.get("node", nodeName(i));
 

@@ -2,7 +2,7 @@
 // keep it equal to the API server's objects until stopped.
 import { hostname } from "node:os";
 import { closeBus, connectBus, ensureEventStream, ensureStateBucket, JetStreamPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
-import type { KubeConfigLike } from "@lockstep/kube/lite";
+import type { KubeConfigLike } from "@lockstep/kube";
 import type { Registry } from "prom-client";
 import type { Logger } from "pino";
 import type { Readiness, Runnable } from "@lockstep/runtime";

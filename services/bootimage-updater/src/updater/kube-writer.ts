@@ -3,7 +3,7 @@
 // Every conditional write carries the resourceVersion it was decided on. Patches are JSON merge
 // patches (the JSON client's only kind), sent without loading client-node.
 
-import { CustomObjectsApi, makeJsonApiClient, Resources, groupOf, versionOf, type KubeConfigLike } from "@lockstep/kube/lite";
+import { CustomObjectsApi, makeJsonApiClient, Resources, groupOf, versionOf, type KubeConfigLike } from "@lockstep/kube";
 import type { JsonObject } from "../bootimages/index.js";
 
 export interface Written {

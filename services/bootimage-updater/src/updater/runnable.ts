@@ -2,7 +2,7 @@
 // watcher's meta.synced, then run one full pass per (coalesced) relevant change until stopped.
 import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
 import { Events, type StateKindName } from "@lockstep/contracts";
-import type { KubeConfigLike } from "@lockstep/kube/lite";
+import type { KubeConfigLike } from "@lockstep/kube";
 import { WorkQueue } from "@lockstep/reconcile";
 import { describeStaleness, observeWorkQueue, StateFreshness, type createMetricsRegistry, type Readiness, type Runnable } from "@lockstep/runtime";
 import type { Logger } from "pino";

@@ -18,10 +18,10 @@ import {
   type GetStatusResponse,
   type PreviewResponse,
 } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
-import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOT_LOOP_LIMIT, hotLoopMessage } from "../bootimages/index.js";
@@ -47,23 +47,11 @@ let nc: Awaited<ReturnType<typeof connectBus>>;
 let state: StateCache;
 let grpc: GrpcServerHandle;
 let client: InstanceType<typeof BootImageServiceClient>;
-const stop = new AbortController();
-const running: Promise<void>[] = [];
+const stack = new TestStack();
 /** The watcher alone, so a test can stop it and start it again. */
 let watcherStop = new AbortController();
 function startWatcher(): void {
-  running.push(
-    watcherRunnable({
-      kc,
-      bus: { servers: nats.url },
-      logger: silentLogger(),
-      leaseNamespaces: ["lockstep-leases"],
-      bootImagesNamespace: MCO,
-      bootImagesName: "coreos-bootimages",
-      informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
-      heartbeatIntervalMs: 200,
-    }).start(AbortSignal.any([stop.signal, watcherStop.signal])),
-  );
+  stack.run(watcherRunnable({ kc, bus: { servers: nats.url }, logger: silentLogger(), ...TEST_WATCHER_OPTIONS, heartbeatIntervalMs: 200 }), watcherStop.signal);
 }
 const events: DecodedEvent[] = [];
 const passes: PassReport[] = [];
@@ -117,8 +105,8 @@ const call = <Res>(method: "preview" | "getStatus") =>
   new Promise<Res>((resolve, reject) => (client[method] as any)({}, (err: Error | null, res: Res) => (err ? reject(err) : resolve(res))));
 
 beforeAll(async () => {
-  sim = await startKubeSim({ crds: "openshift" });
-  nats = await startNatsServer();
+  sim = stack.add(await startKubeSim({ crds: "openshift" }));
+  nats = await stack.nats();
   kc = kubeConfigForUrl(sim.url);
   custom = kc.makeApiClient(CustomObjectsApi);
   core = kc.makeApiClient(CoreV1Api);
@@ -171,33 +159,23 @@ beforeAll(async () => {
     },
     onPass: (p) => passes.push(p),
   });
-  running.push(runnable.start(stop.signal));
+  stack.run(runnable);
   grpc = await startGrpcServer({ port: 0, host: "127.0.0.1", services: [[BootImageServiceService, bootImageService(updater, silentLogger())]] });
+  stack.defer(() => grpc.stop(100));
   client = new BootImageServiceClient(`127.0.0.1:${grpc.port}`, credentials.createInsecure());
+  stack.defer(() => client.close());
 
   nc = await connectBus({ servers: nats.url });
+  stack.defer(() => closeBus(nc));
   state = new StateCache(await ensureStateBucket(nc), { kinds: ["clusterVersion"] });
+  stack.defer(() => state.stop());
   await state.start();
-  running.push(
-    consumeEvents(nc, {
-      durable: "bootimage-updater-test",
-      filterSubject: `${EVENT_SUBJECT_PREFIX}.bootimage.>`,
-      signal: stop.signal,
-      handler: (e) => void events.push(e),
-    }),
-  );
+  stack.run({
+    start: (signal) => consumeEvents(nc, { durable: "bootimage-updater-test", filterSubject: `${EVENT_SUBJECT_PREFIX}.bootimage.>`, signal, handler: (e) => void events.push(e) }),
+  });
 });
 
-afterAll(async () => {
-  client?.close();
-  state?.stop();
-  stop.abort();
-  await Promise.allSettled(running);
-  await grpc?.stop(100);
-  await closeBus(nc);
-  await nats?.stop();
-  await sim?.stop();
-});
+afterAll(() => stack.close());
 
 describe("bootimage-updater on an AWS cluster", () => {
   it("creates BootImagePolicy/cluster, patches the plain MachineSet once and reports the skipped ones", async () => {

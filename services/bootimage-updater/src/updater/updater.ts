@@ -15,7 +15,7 @@ import {
   type StateKindName,
   type StateOf,
 } from "@lockstep/contracts";
-import { isAlreadyExists, isConflict, isNotFound } from "@lockstep/kube/lite";
+import { isAlreadyExists, isConflict, isNotFound } from "@lockstep/kube";
 import type { ReconcileResult } from "@lockstep/reconcile";
 import { effectiveSkewStatus, installVersion } from "@lockstep/versions";
 import type { Logger } from "pino";

@@ -3,7 +3,7 @@
 // server at review time; undefined when the object does not exist (the request will fail on its
 // own then), a thrown error when the API server cannot tell (the webhook answers 500 and the
 // webhook's failurePolicy decides).
-import type { KubeConfigLike } from "@lockstep/kube/lite";
+import type { KubeConfigLike } from "@lockstep/kube";
 import { CoreV1Api, CustomObjectsApi, makeJsonApiClient, type CustomObjectsJsonClient, type NamespaceJsonClient } from "../store/lease-json-client.js";
 import type { HttpResult } from "../store/kube-http.js";
 

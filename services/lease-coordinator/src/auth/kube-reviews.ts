@@ -1,7 +1,7 @@
 // TokenReview and SubjectAccessReview against the API server: the edge where the coordinator asks
 // Kubernetes who a caller is and what it may do. Every outcome is a value; a transport failure or
 // an unexpected answer is `failed`, which callers treat as a refusal (fail closed).
-import type { KubeConfigLike } from "@lockstep/kube/lite";
+import type { KubeConfigLike } from "@lockstep/kube";
 import { AuthenticationV1Api, AuthorizationV1Api, makeJsonApiClient, type AccessReviewJsonClient, type TokenReviewJsonClient } from "../store/lease-json-client.js";
 
 export type TokenReviewResult =

@@ -1,7 +1,7 @@
 // DisruptionBudget status: valid or not (and why), what it allows now and how many of its nodes
 // are disrupted. Written only when it differs from what the object already says.
 import type { DisruptionBudgetState, PoolState } from "@lockstep/contracts";
-import { CustomObjectsApi, isConflict, isNotFound, makeJsonApiClient, type JsonCustomObjectsApi, type KubeConfigLike } from "@lockstep/kube/lite";
+import { CustomObjectsApi, isConflict, isNotFound, makeJsonApiClient, type JsonCustomObjectsApi, type KubeConfigLike } from "@lockstep/kube";
 import { evaluateBudget, indexCluster, type ClusterIndex, type LeaseNode, type PolicyConfig } from "../policy/index.js";
 
 export interface BudgetStatus {

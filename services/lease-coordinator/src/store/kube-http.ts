@@ -1,9 +1,9 @@
-// The coordinator's API server transport: @lockstep/kube/lite's KubeHttp (one keep-alive agent, auth
+// The coordinator's API server transport: @lockstep/kube's KubeHttp (one keep-alive agent, auth
 // headers from the config reused for at most a second, no client-node module graph), with every
 // outcome as a value. An answer of any status comes back with its body unparsed, so the caller
 // parses only the 2xx bodies it keeps; a failure without an answer (refused, reset, TLS, auth) is
 // `{ error }` instead of a thrown error, since the coordinator classifies both kinds itself.
-import { KubeHttp as LiteKubeHttp, type KubeConfigLike } from "@lockstep/kube/lite";
+import { KubeHttp as LiteKubeHttp, type KubeConfigLike } from "@lockstep/kube";
 
 /** An HTTP answer (any status), or a transport failure (no answer: refused, reset, TLS, auth plugin). */
 export type HttpResult = { status: number; text: string } | { error: string };

@@ -1,6 +1,6 @@
 // KubeLeaseApi against a real kube-sim (with a bearer token, so auth from the KubeConfig must reach
 // every request): CAS writes, reads, and how each kind of failure is classified.
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { freePort } from "@lockstep/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
 // The only place the coordinator talks to the API server: compare-and-swap Lease writes, a direct
 // re-read after a conflict, and creating its namespace. Errors are classified, never thrown raw.
 import type { LeaseState } from "@lockstep/contracts";
-import type { KubeConfigLike } from "@lockstep/kube/lite";
+import type { KubeConfigLike } from "@lockstep/kube";
 import type { HttpResult } from "./kube-http.js";
 import { CoordinationV1Api, CoreV1Api, makeJsonApiClient, type LeaseJsonClient, type NamespaceJsonClient } from "./lease-json-client.js";
 import { leaseStateFromObject, type LeaseWrite } from "../policy/index.js";

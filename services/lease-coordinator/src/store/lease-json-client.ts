@@ -4,7 +4,7 @@
 // client-node's CoordinationV1Api / CoreV1Api ones and the factory takes the API's name as
 // makeApiClient takes its class, so chart-test's RBAC scanner reads the calls on its receivers as
 // it reads typed ones (keep both when adding a call).
-import type { KubeConfigLike } from "@lockstep/kube/lite";
+import type { KubeConfigLike } from "@lockstep/kube";
 import { kubeHttp, type HttpResult } from "./kube-http.js";
 
 /** Names the APIs for makeJsonApiClient, as client-node's classes of the same names would. */

@@ -1,6 +1,6 @@
 import { GetUpdateStatusResponse, type NodeInsight } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
-import { encodeGetUpdateStatusResponse, encodeNodeField, varint, withNodeFields } from "./fast-encode.js";
+import { encodeGetUpdateStatusResponse, encodeNodeField, lengthDelimitedKey, varint, withNodeFields } from "./fast-encode.js";
 
 const node = (name: string, message: string): NodeInsight => ({
   name,
@@ -36,5 +36,13 @@ describe("fast GetUpdateStatus encoding", () => {
     expect([...varint(1)]).toEqual([1]);
     expect([...varint(300)]).toEqual([0xac, 0x02]);
     expect([...varint(2 ** 21)]).toEqual([0x80, 0x80, 0x80, 0x01]);
+  });
+
+  it("takes field keys from what the generated encoder writes, and refuses anything but one length-delimited field", () => {
+    expect([...lengthDelimitedKey(Uint8Array.of(0x2a, 0x00), "f5")]).toEqual([0x2a]);
+    expect([...lengthDelimitedKey(Uint8Array.of(0x82, 0x01, 0x00), "f16")]).toEqual([0x82, 0x01]);
+    expect(() => lengthDelimitedKey(Uint8Array.of(0x08, 0x00), "varint")).toThrow(/varint: the generated encoder/);
+    expect(() => lengthDelimitedKey(Uint8Array.of(0x2a, 0x01, 0x08), "not empty")).toThrow();
+    expect(() => lengthDelimitedKey(new Uint8Array(0), "nothing")).toThrow();
   });
 });

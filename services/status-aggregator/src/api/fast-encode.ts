@@ -3,11 +3,29 @@
 // of them concatenated in one buffer) and spliced into the response: protobuf allows a message's
 // fields in any order, so the status encoded without nodes followed by the node fields decodes to
 // the same message. A response then costs one small status encoding and one copy of the cached bytes.
+// Field numbers are never written here: the keys come from the generated encoders themselves, so a
+// renumbered field in the .proto changes these bytes with the next `npm run generate`.
 import { GetUpdateStatusResponse, NodeInsight, UpdateStatus, UpdateStatusServiceService } from "@lockstep/contracts";
 
 const NODE_BYTES = Symbol("lockstep.nodeBytes");
-const NODES_TAG = (5 << 3) | 2; // UpdateStatus.nodes, length-delimited
-const STATUS_TAG = (1 << 3) | 2; // GetUpdateStatusResponse.status
+/** An UpdateStatus with every field at its default: the generated encoder writes nothing for it. */
+const NO_FIELDS = UpdateStatus.fromPartial({});
+// The keys the generated encoders write before `UpdateStatus.nodes` and `GetUpdateStatusResponse.status`.
+const NODES_KEY = lengthDelimitedKey(UpdateStatus.encode({ ...NO_FIELDS, nodes: [NodeInsight.fromPartial({})] }).finish(), "UpdateStatus.nodes");
+const STATUS_KEY = lengthDelimitedKey(GetUpdateStatusResponse.encode({ status: NO_FIELDS }).finish(), "GetUpdateStatusResponse.status");
+
+/**
+ * The key of a length-delimited field, from the generated encoder's bytes for a message whose only
+ * field is that one holding an empty sub-message: the key, then a zero length.
+ */
+export function lengthDelimitedKey(encoded: Uint8Array, field: string): Uint8Array {
+  const key = encoded.subarray(0, -1);
+  const oneVarint = key.length > 0 && key.every((b, i) => (i === key.length - 1 ? b < 0x80 : b >= 0x80));
+  if (!oneVarint || encoded[encoded.length - 1] !== 0 || (key[0]! & 7) !== 2) {
+    throw new Error(`${field}: the generated encoder does not write one length-delimited field for an empty message`);
+  }
+  return key;
+}
 
 export function varint(n: number): Buffer {
   const out: number[] = [];
@@ -20,14 +38,17 @@ export function varint(n: number): Buffer {
   return Buffer.from(out);
 }
 
-/** One node as an encoded `UpdateStatus.nodes` field (tag, length, message). */
+/**
+ * One node as an encoded `UpdateStatus.nodes` field (key, length, message). Kept in a small pooled
+ * Buffer: thousands of them are held at once, and one ArrayBuffer each costs the GC dearly.
+ */
 export function encodeNodeField(n: NodeInsight): Buffer {
   const body = NodeInsight.encode(n).finish();
   const length = varint(body.length);
-  const out = Buffer.allocUnsafe(1 + length.length + body.length);
-  out[0] = NODES_TAG;
-  length.copy(out, 1);
-  out.set(body, 1 + length.length);
+  const out = Buffer.allocUnsafe(NODES_KEY.length + length.length + body.length);
+  out.set(NODES_KEY, 0);
+  length.copy(out, NODES_KEY.length);
+  out.set(body, NODES_KEY.length + length.length);
   return out;
 }
 
@@ -51,12 +72,13 @@ export function encodeGetUpdateStatusResponse(res: GetUpdateStatusResponse): Buf
   const prefix = varint(length);
   // Any other field of the response (freshness) after the status: protobuf fields may come in any order.
   const rest = res.freshness ? GetUpdateStatusResponse.encode({ status: undefined, freshness: res.freshness }).finish() : new Uint8Array(0);
-  const out = Buffer.allocUnsafe(1 + prefix.length + length + rest.length);
-  out[0] = STATUS_TAG;
-  prefix.copy(out, 1);
-  out.set(status, 1 + prefix.length);
-  out.set(fields, 1 + prefix.length + status.length);
-  out.set(rest, 1 + prefix.length + length);
+  const head = STATUS_KEY.length + prefix.length;
+  const out = Buffer.allocUnsafe(head + length + rest.length);
+  out.set(STATUS_KEY, 0);
+  prefix.copy(out, STATUS_KEY.length);
+  out.set(status, head);
+  out.set(fields, head + status.length);
+  out.set(rest, head + length);
   return out;
 }
 

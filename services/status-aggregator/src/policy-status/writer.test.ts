@@ -1,10 +1,10 @@
 // Integration: NodeDisruptionPolicy objects created through client-node in kube-sim reach the state
 // plane through the watcher, and the writer records on each whether it was accepted and why not.
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
-import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { policyStatusRunnable } from "./writer.js";
@@ -12,27 +12,19 @@ import { policyStatusRunnable } from "./writer.js";
 let sim: KubeSim;
 let nats: NatsServer;
 let kc: KubeConfig;
-const stop = new AbortController();
-const running: Promise<void>[] = [];
+const stack = new TestStack();
 const REF = { group: "lockstep.io", version: "v1alpha1", plural: "nodedisruptionpolicies" };
 
 beforeAll(async () => {
-  sim = await startKubeSim({ crds: "openshift" });
-  nats = await startNatsServer();
+  sim = stack.add(await startKubeSim({ crds: "openshift" }));
+  nats = await stack.nats();
   kc = kubeConfigForUrl(sim.url);
   const logger = silentLogger();
-  running.push(
-    watcherRunnable({ kc, bus: { servers: nats.url }, logger, leaseNamespaces: ["lockstep-leases"], bootImagesNamespace: "openshift-machine-config-operator", bootImagesName: "coreos-bootimages" }).start(stop.signal),
-    policyStatusRunnable({ kc, bus: { servers: nats.url }, logger }).start(stop.signal),
-  );
+  stack.run(watcherRunnable({ kc, bus: { servers: nats.url }, logger, ...TEST_WATCHER_OPTIONS }));
+  stack.run(policyStatusRunnable({ kc, bus: { servers: nats.url }, logger }));
 });
 
-afterAll(async () => {
-  stop.abort();
-  await Promise.allSettled(running);
-  await nats.stop();
-  await sim.stop();
-});
+afterAll(() => stack.close());
 
 const conditions = async (name: string) => ((await kc.makeApiClient(CustomObjectsApi).getClusterCustomObject({ ...REF, name })) as any).status?.conditions ?? [];
 

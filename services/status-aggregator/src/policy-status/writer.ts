@@ -4,7 +4,7 @@
 // refuses the same write a third time in a row (hot-loop guard) with a logged, actionable message.
 import { closeBus, connectBus, ensureStateBucket, StateCache, type BusConnectionOptions } from "@lockstep/bus";
 import type { NodeDisruptionPolicyState } from "@lockstep/contracts";
-import { CustomObjectsApi, isNotFound, makeJsonApiClient, type KubeConfigLike } from "@lockstep/kube/lite";
+import { CustomObjectsApi, isNotFound, makeJsonApiClient, type KubeConfigLike } from "@lockstep/kube";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
 import type { Runnable } from "@lockstep/runtime";
 import type { Logger } from "pino";

@@ -10,10 +10,10 @@ import {
   type PreviewConfigChangeResponse,
 } from "@lockstep/contracts";
 import { loadPolicyManifests } from "@lockstep/disruption";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
-import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Aggregator } from "../aggregator.js";
@@ -28,8 +28,7 @@ let kc: KubeConfig;
 let grpcServer: GrpcServerHandle;
 let client: DisruptionServiceClient;
 let aggregator: Aggregator;
-const stop = new AbortController();
-const running: Promise<void>[] = [];
+const stack = new TestStack();
 
 const MCO = "machineconfiguration.openshift.io";
 const dataUrl = (s: string) => `data:,${encodeURIComponent(s)}`;
@@ -62,8 +61,8 @@ const preview = (req: PreviewConfigChangeRequest) =>
   new Promise<PreviewConfigChangeResponse>((resolve, reject) => client.previewConfigChange(req, (err, res) => (err ? reject(err) : resolve(res))));
 
 beforeAll(async () => {
-  sim = await startKubeSim({ crds: "openshift" });
-  nats = await startNatsServer();
+  sim = stack.add(await startKubeSim({ crds: "openshift" }));
+  nats = await stack.nats();
   kc = kubeConfigForUrl(sim.url);
   const custom = kc.makeApiClient(CustomObjectsApi);
   await custom.createClusterCustomObject({ group: MCO, version: "v1", plural: "machineconfigs", body: renderedWorker });
@@ -85,17 +84,7 @@ beforeAll(async () => {
       },
     });
   }
-  running.push(
-    watcherRunnable({
-      kc,
-      bus: { servers: nats.url },
-      logger: silentLogger(),
-      leaseNamespaces: ["lockstep-leases"],
-      bootImagesNamespace: "openshift-machine-config-operator",
-      bootImagesName: "coreos-bootimages",
-      informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
-    }).start(stop.signal),
-  );
+  stack.run(watcherRunnable({ kc, bus: { servers: nats.url }, logger: silentLogger(), ...TEST_WATCHER_OPTIONS }));
   aggregator = new Aggregator({ logger: silentLogger(), debounceMs: 10, shippedPolicies: await loadPolicyManifests() });
   grpcServer = await startGrpcServer({
     port: 0,
@@ -105,19 +94,14 @@ beforeAll(async () => {
       [DisruptionServiceService, disruptionService(aggregator, silentLogger())],
     ],
   });
-  running.push(aggregatorRunnable({ aggregator, bus: { servers: nats.url }, logger: silentLogger(), watchRefreshMs: 60_000 }).start(stop.signal));
+  stack.defer(() => grpcServer.stop(500));
+  stack.run(aggregatorRunnable({ aggregator, bus: { servers: nats.url }, logger: silentLogger(), watchRefreshMs: 60_000 }));
   client = new DisruptionServiceClient(`127.0.0.1:${grpcServer.port}`, credentials.createInsecure());
+  stack.defer(() => client.close());
   await waitFor(() => aggregator.synced && aggregator.view.nodeCount === 2, { timeoutMs: 30_000, what: "aggregator synced" });
 });
 
-afterAll(async () => {
-  client?.close();
-  stop.abort();
-  await Promise.allSettled(running);
-  await grpcServer?.stop(500);
-  await nats?.stop();
-  await sim?.stop();
-});
+afterAll(() => stack.close());
 
 describe("DisruptionService", () => {
   it("previews a pool: an unknown file reboots under the shipped defaults", async () => {

@@ -1,7 +1,7 @@
 // The Update Status API calls, as JSON over @lockstep/kube's KubeHttp (no client-node at run time).
 // Method names and argument objects are client-node's CustomObjectsApi ones, written out per kind
 // with literal group and plural, so chart-test's RBAC scanner derives the grants from this file.
-import { CustomObjectsApi, KubeHttp, type KubeConfigLike } from "@lockstep/kube/lite";
+import { CustomObjectsApi, KubeHttp, type KubeConfigLike } from "@lockstep/kube";
 import type { InsightKind, InsightObject } from "./types.js";
 
 type Ref = { group: string; version: string; plural: string };

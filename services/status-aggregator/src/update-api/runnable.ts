@@ -1,6 +1,6 @@
 // The writer inside the status-aggregator process: it reads the aggregator's view in memory (no
 // second copy of the state plane at 10,000 nodes) and starts writing once the view is synced.
-import type { KubeConfigLike } from "@lockstep/kube/lite";
+import type { KubeConfigLike } from "@lockstep/kube";
 import type { Runnable } from "@lockstep/runtime";
 import type { Logger } from "pino";
 import { Counter, Gauge, type Registry } from "prom-client";

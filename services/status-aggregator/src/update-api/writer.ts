@@ -6,7 +6,7 @@
 // several times meanwhile costs one write.
 import { createHash } from "node:crypto";
 import { type ClusterOperator, type ClusterVersion, type Evaluation, formatRFC3339, type NodeRecord, wallClockNow } from "@lockstep/insights";
-import { isAlreadyExists, isNotFound } from "@lockstep/kube/lite";
+import { isAlreadyExists, isNotFound } from "@lockstep/kube";
 import { HotLoopGuard, systemClock, TokenBucket } from "@lockstep/reconcile";
 import type { Logger } from "pino";
 import type { InsightApi } from "./client.js";

@@ -2,7 +2,7 @@
 // server answering discovery as kube-apiserver 1.20 does, retried while discovery fails transiently.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { kubeAccessForUrl } from "@lockstep/kube/lite";
+import { kubeAccessForUrl } from "@lockstep/kube";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

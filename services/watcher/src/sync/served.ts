@@ -3,7 +3,7 @@
 // informers start. Until the server answers, nothing could be listed anyway: transient failures are
 // retried with backoff; a refused or absent discovery keeps the current version (the informer then
 // reports the kind missing, as for any kind the server does not serve).
-import { ApiDiscovery, Resources, transientDiscoveryError, type KubeConfigLike, type ResourceType } from "@lockstep/kube/lite";
+import { ApiDiscovery, Resources, transientDiscoveryError, type KubeConfigLike, type ResourceType } from "@lockstep/kube";
 import type { Logger } from "pino";
 
 export interface ServedResources {

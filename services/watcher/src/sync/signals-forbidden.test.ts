@@ -4,10 +4,10 @@
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions, type V1PolicyRule } from "@kubernetes/client-node";
 import { closeBus, connectBus, ensureStateBucket, StateCache } from "@lockstep/bus";
 import { nodeSignalKey } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
-import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { watcherRunnable } from "../watcher.js";
@@ -18,8 +18,7 @@ let sim: KubeSim;
 let nats: NatsServer;
 let nc: NatsConnection;
 let cache: StateCache;
-const stop = new AbortController();
-let running: Promise<void>;
+const stack = new TestStack();
 
 const read = ["get", "list", "watch"];
 const rules = (machines: boolean): V1PolicyRule[] => [
@@ -28,8 +27,8 @@ const rules = (machines: boolean): V1PolicyRule[] => [
 ];
 
 beforeAll(async () => {
-  sim = await startKubeSim({ crds: "openshift", token: ADMIN, users: [{ token: WATCHER, name: "watcher" }], authorization: "RBAC" });
-  nats = await startNatsServer();
+  sim = stack.add(await startKubeSim({ crds: "openshift", token: ADMIN, users: [{ token: WATCHER, name: "watcher" }], authorization: "RBAC" }));
+  nats = await stack.nats();
   const admin = kubeConfigForUrl(sim.url, ADMIN);
   const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
   await rbac.createClusterRole({ body: { metadata: { name: "watcher" }, rules: rules(false) } });
@@ -39,29 +38,22 @@ beforeAll(async () => {
   const m = { group: "machine.openshift.io", version: "v1beta1", namespace: "openshift-machine-api", plural: "machines" };
   await custom.createNamespacedCustomObject({ ...m, body: { apiVersion: "machine.openshift.io/v1beta1", kind: "Machine", metadata: { name: "m-1", annotations: { "machine.openshift.io/delete-machine": "true" } }, spec: {} } });
   await custom.patchNamespacedCustomObjectStatus({ ...m, name: "m-1", body: { status: { nodeRef: { kind: "Node", name: "worker-1" } } } }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch));
-  running = watcherRunnable({
+  stack.run(watcherRunnable({
     kc: kubeConfigForUrl(sim.url, WATCHER),
     bus: { servers: nats.url },
     logger: silentLogger(),
-    leaseNamespaces: ["lockstep-leases"],
-    bootImagesNamespace: "openshift-machine-config-operator",
-    bootImagesName: "coreos-bootimages",
+    ...TEST_WATCHER_OPTIONS,
     informer: { minBackoffMs: 50, maxBackoffMs: 300, missingRetryMs: 200 },
     heartbeatIntervalMs: 200,
-  }).start(stop.signal);
+  }));
   nc = await connectBus({ servers: nats.url });
+  stack.defer(() => closeBus(nc));
   cache = new StateCache(await ensureStateBucket(nc));
+  stack.defer(() => cache.stop());
   await cache.start();
 });
 
-afterAll(async () => {
-  stop.abort();
-  await running;
-  cache?.stop();
-  await closeBus(nc);
-  await nats.stop();
-  await sim.stop();
-});
+afterAll(() => stack.close());
 
 describe("a disruptor's objects the watcher may not list", () => {
   it("hold back neither meta.synced nor the heartbeat, and are published once permitted", async () => {

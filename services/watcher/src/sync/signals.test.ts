@@ -4,10 +4,10 @@
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from "@kubernetes/client-node";
 import { closeBus, connectBus, ensureStateBucket, StateCache } from "@lockstep/bus";
 import { nodeSignalKey, type NodeSignalState } from "@lockstep/contracts";
-import { kubeConfigForUrl } from "@lockstep/kube";
+import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { medik8sCrdManifests, startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
-import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { watcherRunnable } from "../watcher.js";
@@ -17,41 +17,33 @@ let nats: NatsServer;
 let kc: KubeConfig;
 let nc: NatsConnection;
 let cache: StateCache;
-const stop = new AbortController();
-let running: Promise<void>;
+const stack = new TestStack();
 const merge = () => setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 const signal = (kind: string, name: string, namespace = "") => cache.getByKey(nodeSignalKey({ kind, namespace, name }))?.value as NodeSignalState | undefined;
 
 beforeAll(async () => {
-  sim = await startKubeSim({ crds: "openshift" });
-  nats = await startNatsServer();
+  sim = stack.add(await startKubeSim({ crds: "openshift" }));
+  nats = await stack.nats();
   kc = kubeConfigForUrl(sim.url);
   const core = kc.makeApiClient(CoreV1Api);
   for (const n of ["worker-1", "worker-2", "worker-3"]) await core.createNode({ body: { metadata: { name: n } } });
   await core.createNamespace({ body: { metadata: { name: "kube-system" } } }).catch(() => undefined);
-  running = watcherRunnable({
+  stack.run(watcherRunnable({
     kc,
     bus: { servers: nats.url },
     logger: silentLogger(),
-    leaseNamespaces: ["lockstep-leases"],
-    bootImagesNamespace: "openshift-machine-config-operator",
-    bootImagesName: "coreos-bootimages",
+    ...TEST_WATCHER_OPTIONS,
     informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 200 },
     heartbeatIntervalMs: 200,
-  }).start(stop.signal);
+  }));
   nc = await connectBus({ servers: nats.url });
+  stack.defer(() => closeBus(nc));
   cache = new StateCache(await ensureStateBucket(nc));
+  stack.defer(() => cache.stop());
   await cache.start();
 });
 
-afterAll(async () => {
-  stop.abort();
-  await running;
-  cache?.stop();
-  await closeBus(nc);
-  await nats.stop();
-  await sim.stop();
-});
+afterAll(() => stack.close());
 
 describe("node signals on the state plane", () => {
   it("syncs while medik8s' CRDs are absent, then publishes a NodeMaintenance once they are installed", async () => {

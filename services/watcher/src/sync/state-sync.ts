@@ -7,7 +7,7 @@
 // objects and write identical bytes, which consumers ignore (StateCache drops identical rewrites).
 import { encode, parseStateKey, stateKey, StateKinds, SyncMarker, type Codec, type StateKindName } from "@lockstep/contracts";
 import { StateWriter, type JetStreamPublisher } from "@lockstep/bus";
-import { Informer, metadataOnly, statusCode, type KubeConfigLike, type KubernetesObject } from "@lockstep/kube/lite";
+import { Informer, metadataOnly, statusCode, type KubeConfigLike, type KubernetesObject } from "@lockstep/kube";
 import type { KV } from "@nats-io/kv";
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";

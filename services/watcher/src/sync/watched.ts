@@ -1,6 +1,6 @@
 // What the watcher watches and how each object becomes a state-plane snapshot.
 import { nodeSignalKey, stateKey, type NodeState, type StateKindName } from "@lockstep/contracts";
-import { Resources, type ResourceType } from "@lockstep/kube/lite";
+import { Resources, type ResourceType } from "@lockstep/kube";
 import { normalizeClusterOperator, normalizeClusterVersion, normalizeInfrastructure } from "../normalize/cluster.js";
 import type { Obj } from "../normalize/common.js";
 import { normalizeLease } from "../normalize/lease.js";

@@ -1,7 +1,7 @@
 // `lockstep status --from-api`: the `oc adm upgrade status` view drawn from the Update Status API
 // objects (update.openshift.io/v1alpha1) alone, read with the kubeconfig's identity.
 import { type Details, render, wallClockNow } from "@lockstep/insights";
-import { KubeHttp, loadKubeAccess } from "@lockstep/kube/lite";
+import { KubeHttp, loadKubeAccess } from "@lockstep/kube";
 import { evaluationFromApi } from "./from-api-model.js";
 import { INSIGHT_KINDS, type InsightObject, type InsightObjects, PLURALS, UPDATE_GROUP, UPDATE_VERSION } from "./from-api-types.js";
 

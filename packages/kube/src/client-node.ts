@@ -1,3 +1,5 @@
+// @lockstep/kube/client-node: client-node's own KubeConfig, for tests, tools and the simulator. Loading
+// it loads client-node's whole module graph; services reach the API server through `@lockstep/kube`.
 import { KubeConfig } from "@kubernetes/client-node";
 
 /**

@@ -1,7 +1,7 @@
-// The light entry point must not load client-node at run time (its module graph costs each process
+// The entry point must not load client-node at run time (its module graph costs each process
 // about 70 MiB): only type imports and deep imports of client-node's small config modules, and the
 // on-demand `await import(...)` fallback, are allowed in the files it reaches.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -17,11 +17,11 @@ function reachable(entry: string): string[] {
   return [...seen];
 }
 
-describe("@lockstep/kube/lite", () => {
-  const files = reachable(join(import.meta.dirname, "lite.ts"));
+describe("@lockstep/kube", () => {
+  const files = reachable(join(import.meta.dirname, "index.ts"));
 
   it("reaches the modules it re-exports", () => {
-    expect(files.map((f) => f.slice(import.meta.dirname.length + 1)).sort()).toEqual(["access.ts", "custom-objects.ts", "discovery.ts", "errors.ts", "http.ts", "informer.ts", "lite.ts", "resources.ts"]);
+    expect(files.map((f) => f.slice(import.meta.dirname.length + 1)).sort()).toEqual(["access.ts", "custom-objects.ts", "discovery.ts", "errors.ts", "http.ts", "index.ts", "informer.ts", "resources.ts"]);
   });
 
   it("imports client-node only for types, its config_types module, or on demand", () => {
@@ -30,6 +30,17 @@ describe("@lockstep/kube/lite", () => {
         .map((m) => m[1]!)
         .filter((spec) => spec !== "@kubernetes/client-node/dist/config_types.js")
         .map((spec) => `${f}: ${spec}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it("is the entry every service's run-time code uses (client-node's KubeConfig is for tests and tools)", () => {
+    const services = join(import.meta.dirname, "../../../services");
+    const offending = readdirSync(services).flatMap((service) =>
+      (readdirSync(join(services, service, "src"), { recursive: true }) as string[])
+        .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
+        .filter((f) => /from\s+"@lockstep\/kube\/|import\("@lockstep\/kube\//.test(readFileSync(join(services, service, "src", f), "utf8")))
+        .map((f) => `${service}/src/${f}`),
     );
     expect(offending).toEqual([]);
   });
