@@ -4,3 +4,4 @@ export * from "./wait.js";
 export { freePort, startNatsServer, type NatsServer, type NatsServerOptions } from "@lockstep/launcher";
 export * from "./pki.js";
 export * from "./test-stack.js";
+export * from "./field-changes.js";

@@ -6,6 +6,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { ClusterVersionState, MachineConfigState, NodeState, PoolState, type SkewReport, type StateKindName } from "@lockstep/contracts";
 import fc from "fast-check";
+import { changeField, type Change, type Vocabulary } from "@lockstep/testing";
 import { describe, expect, it } from "vitest";
 import { evaluateSkew, NodeTally, skewReportChanged, toSkewReport, type SkewEvaluation } from "./skew/index.js";
 import { cond, infrastructure, settings } from "./skew/fixtures.js";
@@ -15,45 +16,6 @@ const d = (s: string) => new Date(s);
 const POOLS = ["master", "worker", "infra"];
 
 // ---- Arbitrary field changes -------------------------------------------------------------------
-
-type Path = readonly (string | number)[];
-type Place = { kind: "leaf" | "map" | "array" | "optional"; path: Path; template: unknown };
-
-/** Fields holding a string map (set or delete a key) rather than a message. */
-const MAPS = new Set(["labels", "matchLabels"]);
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !(v instanceof Date) && !Array.isArray(v);
-
-/** Every place of `v` a change can touch; `template` (a fully populated value) supplies absent parts. */
-function places(v: unknown, template: unknown, path: Path = [], out: Place[] = []): Place[] {
-  const key = path[path.length - 1];
-  if (typeof key === "string" && MAPS.has(key)) out.push({ kind: "map", path, template });
-  else if (Array.isArray(v)) {
-    out.push({ kind: "array", path, template: Array.isArray(template) ? template[0] : undefined });
-    v.forEach((x, i) => places(x, Array.isArray(template) ? template[0] : undefined, [...path, i], out));
-  } else if (isObject(v) || (v === undefined && isObject(template))) {
-    const t = isObject(template) ? template : {};
-    if (path.length > 0 && typeof key === "string") out.push({ kind: "optional", path, template });
-    if (v !== undefined) for (const k of new Set([...Object.keys(t), ...Object.keys(v as object)])) places((v as Record<string, unknown>)[k], t[k], [...path, k], out);
-  } else if (v !== undefined || template !== undefined) out.push({ kind: "leaf", path, template });
-  return out;
-}
-
-function getIn(v: unknown, path: Path): unknown {
-  return path.reduce<unknown>((x, k) => (x as Record<string | number, unknown> | undefined)?.[k], v);
-}
-
-/** `v` with the value at `path` replaced (copies along the path; the rest is shared). */
-function setIn(v: unknown, path: Path, f: (x: unknown) => unknown): unknown {
-  if (path.length === 0) return f(v);
-  const [k, ...rest] = path;
-  if (Array.isArray(v)) return v.map((x, i) => (i === k ? setIn(x, rest, f) : x));
-  const o = { ...(v as Record<string, unknown>) };
-  const next = setIn(o[k as string], rest, f);
-  if (next === undefined) delete o[k as string];
-  else o[k as string] = next;
-  return o;
-}
 
 const DATES = [d("2024-03-01T10:00:00Z"), d("2024-03-01T11:00:00Z")];
 
@@ -82,48 +44,8 @@ function words(key: string | number | undefined): readonly string[] {
 }
 const LABEL_KEYS = ["node-role.kubernetes.io/worker", "node-role.kubernetes.io/infra", "node-role.kubernetes.io/master", "operator.machineconfiguration.openshift.io/required-for-upgrade", "zone"];
 
-interface Change {
-  where: number;
-  how: number;
-  what: number;
-}
-
-/** `root` with one arbitrary change: a leaf set, a map key set or deleted, an element added or removed, a part dropped or added. */
-function change<T>(root: T, template: T, c: Change): T {
-  const all = places(root, template).filter((p) => !(p.path.length === 1 && p.path[0] === "name"));
-  const p = all[c.where % all.length]!;
-  const key = p.path[p.path.length - 1];
-  return setIn(root, p.path, (x) => {
-    switch (p.kind) {
-      case "leaf": {
-        const t = x ?? p.template;
-        if (typeof t === "boolean") return !(x as boolean);
-        if (typeof t === "number") return c.what % 5;
-        if (t instanceof Date || t === undefined) return c.how % 5 === 0 ? undefined : DATES[c.what % DATES.length];
-        const w = words(key);
-        const v = w[c.what % w.length];
-        return v === x ? w[(c.what + 1) % w.length] : v;
-      }
-      case "map": {
-        const m = { ...(x as Record<string, string>) };
-        const k = LABEL_KEYS[c.what % LABEL_KEYS.length]!;
-        if (c.how % 2 === 0) delete m[k];
-        else m[k] = c.how % 4 === 1 ? "" : "a";
-        return m;
-      }
-      case "array": {
-        const a = [...((x as unknown[]) ?? [])];
-        const op = c.how % 3;
-        if (op === 0 && a.length > 0) a.splice(c.what % a.length, 1);
-        else if (op === 1 && a.length > 0) a.push(structuredClone(a[c.what % a.length]));
-        else if (p.template !== undefined) a.splice(c.what % (a.length + 1), 0, structuredClone(p.template));
-        return a;
-      }
-      case "optional":
-        return x === undefined ? structuredClone(p.template) : c.how % 4 === 0 ? undefined : x;
-    }
-  }) as T;
-}
+const VOCABULARY: Vocabulary = { words, maps: new Set(["labels", "matchLabels"]), mapKeys: LABEL_KEYS, dates: DATES };
+const change = <T>(root: T, template: T, c: Change): T => changeField(root, template, c, VOCABULARY);
 
 // ---- The world ---------------------------------------------------------------------------------
 
