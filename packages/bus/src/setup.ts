@@ -34,8 +34,14 @@ export async function ensureEventStream(nc: NatsConnection, o: EventStreamOption
     try {
       await jsm.streams.add(config);
     } catch (addErr) {
-      // Another replica created it between our info and add.
-      if (!/already in use|already exists/i.test(String(addErr))) throw addErr;
+      // Another process created it between our info and add. nats-server says so in more than one
+      // way ("already in use", or "subjects overlap with an existing stream" when both creates were
+      // in flight), so ask again rather than read the message: if it exists now, it is ours.
+      const exists = await jsm.streams.info(EVENTS_STREAM).then(
+        () => true,
+        () => false,
+      );
+      if (!exists) throw addErr;
     }
   }
   return jsm;

@@ -1,0 +1,35 @@
+// The event stream is created by whichever process starts first: many at once must all succeed,
+// however nats-server words the losers' refusal, and end with one stream.
+import { EVENTS_STREAM, EVENT_SUBJECTS } from "@lockstep/contracts";
+import { startNatsServer, type NatsServer } from "@lockstep/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeBus, connectBus } from "./connection.js";
+import { ensureEventStream } from "./setup.js";
+
+let srv: NatsServer;
+
+beforeAll(async () => {
+  srv = await startNatsServer();
+});
+afterAll(async () => {
+  await srv?.stop();
+});
+
+describe("ensureEventStream", () => {
+  it("succeeds for every one of many processes creating the stream at once, leaving one stream", async () => {
+    const conns = await Promise.all(Array.from({ length: 16 }, (_, i) => connectBus({ servers: srv.url, name: `setup-${i}` })));
+    try {
+      for (let round = 0; round < 5; round++) {
+        const jsms = await Promise.all(conns.map((nc) => ensureEventStream(nc)));
+        const info = await jsms[0]!.streams.info(EVENTS_STREAM);
+        expect(info.config.subjects).toEqual([EVENT_SUBJECTS]);
+        const names: string[] = [];
+        for await (const s of jsms[0]!.streams.list()) names.push(s.config.name);
+        expect(names.filter((n) => n === EVENTS_STREAM)).toHaveLength(1);
+        if (round < 4) await jsms[0]!.streams.delete(EVENTS_STREAM);
+      }
+    } finally {
+      await Promise.all(conns.map((nc) => closeBus(nc)));
+    }
+  });
+});
