@@ -26,6 +26,8 @@ describe("lockstep conventions (built CLI)", () => {
   it.each([
     [["status", "--from-dir", "x"], "offline mode needs both --from-dir DIR and --case NAME"],
     [["status", "--from-dir", "x", "--case", "y", "-o", "json"], "--watch, -o and --server are for live mode"],
+    [["status", "--from-api", "--watch"], "--from-api reads the Update Status API objects once"],
+    [["status", "--from-api", "-o", "json"], "--from-api reads the Update Status API objects once"],
     [["preview", "-f", "mc.yaml", "--pool", "worker", "--node", "n1"], "pass exactly one of --pool NAME or --node NAME"],
     [["kube-sim", "serve", "--port", "70000"], 'invalid port "70000"'],
     [["sim", "run", "--scenario", "no-such-scenario"], 'scenario "no-such-scenario" not found'],

@@ -49,6 +49,8 @@ export function register(program: Command): void {
     .action(async (flags: StatusFlags) => {
       const { details } = flags;
       if (flags.fromApi) {
+        if (flags.watch || flags.output || flags.server || flags.fromDir !== undefined || flags.case !== undefined)
+          throw new CliError(EXIT.USAGE, "--from-api reads the Update Status API objects once (through --kubeconfig): --watch, -o, --server, --from-dir and --case do not apply");
         process.stdout.write(await (await import("./status/from-api.js")).runFromApi({ kubeconfig: flags.kubeconfig, details }));
         return;
       }
