@@ -11,7 +11,7 @@ export { evaluate } from "./evaluate.js";
 export { render } from "./render.js";
 export { inputsFromDocuments, listItems, mcoImageFromDeployment, InputError, type KubeDocuments } from "./kube-inputs.js";
 export { timewiseComplete, estimateCompletion, baselineDuration } from "./eta.js";
-export { toNodeStatusInsight, rowFromInsight, limitMessage, MESSAGE_LIMIT, type NodeStatusInsight, type InsightCondition, type ResourceRef, type InsightRow } from "./node-insight.js";
+export { toNodeStatusInsight, rowFromInsight, limitMessage, MESSAGE_LIMIT, PHASE_BY_REASON, type NodeStatusInsight, type InsightCondition, type ResourceRef, type InsightRow } from "./node-insight.js";
 export {
   inputsFromState,
   clusterVersionFromState,
@@ -24,7 +24,7 @@ export {
 } from "./from-state.js";
 // Building blocks of evaluate(), for evaluators that recompute incrementally (the status-aggregator).
 export { machineConfigVersions } from "./evaluate.js";
-export { evaluateNode, clusterContext, sameClusterContext, machineConfigVersion, NODE_STATUS_INPUTS, type ClusterContext, type NodeEvaluation } from "./node-status.js";
+export { evaluateNode, ellipsizeNames, clusterContext, sameClusterContext, machineConfigVersion, NODE_STATUS_INPUTS, type ClusterContext, type NodeEvaluation } from "./node-status.js";
 export { whichPool, POOL_ASSIGNMENT_INPUTS } from "./assign-pools.js";
 export { summarizePool, summarizePoolLazily, summarizeCountedPool, adjustCounters, countNodes, zeroCounters, poolComplete } from "./pool-summary.js";
 export { nodeInsights, pausedPoolInsight, finalizeHealth } from "./health.js";

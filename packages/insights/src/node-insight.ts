@@ -109,7 +109,8 @@ export interface InsightRow {
   estimate: string;
 }
 
-const PHASE_BY_REASON: Record<string, NodePhase> = {
+/** The table's PHASE for an Updating condition's reason (an unknown reason reads as Pending). */
+export const PHASE_BY_REASON: Readonly<Record<string, NodePhase>> = {
   Draining: "Draining",
   Updating: "Updating",
   Rebooting: "Rebooting",

@@ -8,16 +8,17 @@ import {
   type ImpactType,
   type InsightLevel,
   type NodeAssessment,
-  type NodePhase,
   type NodeRecord,
   type OperatorSummary,
   type PoolSummary,
   MINUTE,
   SECOND,
   ZERO_TIME,
+  ellipsizeNames,
   finalizeHealth,
   parseGoDuration,
   parseTime,
+  PHASE_BY_REASON,
   poolComplete,
   roundDuration,
   shortDuration,
@@ -47,18 +48,6 @@ const MASTER_POOL = "master";
 const cond = (conditions: readonly ApiCondition[] | undefined, type: string): ApiCondition | undefined => conditions?.find((c) => c.type === type);
 const statuses = <S>(objects: readonly InsightObject[]): S[] => objects.flatMap((o) => (o.status ? [o.status as S] : []));
 const timeOf = (t: string | undefined): bigint => (t ? parseTime(t) : ZERO_TIME);
-
-const PHASE_BY_REASON: Record<string, NodePhase> = {
-  Draining: "Draining",
-  Updating: "Updating",
-  Rebooting: "Rebooting",
-  Completed: "Updated",
-  Paused: "Paused",
-  Pending: "Pending",
-};
-
-/** Replaces the node name by `<node>` when the name has at least 8 characters (as the table does). */
-const ellipsizeNames = (message: string, name: string): string => (name.length < 8 || message === "" ? message : message.split(name).join("<node>"));
 
 /** A table row from a node's insight: the rules of evaluateNode read backwards. */
 export function nodeRecordFromApi(s: NodeProgressStatus): NodeRecord {
