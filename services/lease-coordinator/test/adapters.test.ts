@@ -6,7 +6,7 @@ import { OperationType, type ListResponse, type ReleaseResponse } from "@lockste
 import { medik8sCrdManifests } from "@lockstep/kube-sim";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatMicroTime } from "../src/policy/index.js";
+import { formatMicroTime } from "@lockstep/lease-policy";
 import { acquire, call, eventsOf, holdersInApi, startWorld, type World } from "./harness.js";
 
 const { UPDATE, MAINTENANCE, FENCE, REBOOT, DEPROVISION } = {

@@ -10,7 +10,7 @@ import { DESIRED_CONFIG } from "../src/admission/disruption.js";
 import { KubeNodeLookups } from "../src/admission/node-lookups.js";
 import { DEFAULT_ACTS_FOR } from "../src/admission/verdict.js";
 import { startLeaseWebhook, type LeaseWebhook } from "../src/admission/webhook.js";
-import { DEFAULT_POLICY } from "../src/policy/config.js";
+import { DEFAULT_POLICY } from "@lockstep/lease-policy";
 import { acquire, call, eventsOf, startWorld, type World } from "./harness.js";
 
 const ADMIN = "kube-admin-token";

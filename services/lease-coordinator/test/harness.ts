@@ -17,7 +17,7 @@ import { silentLogger, startGrpcServer, type GrpcServerHandle, type GrpcTlsOptio
 import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { LeaseAuth } from "../src/auth/lease-auth.js";
-import { validatePolicy, type PolicyConfig } from "../src/policy/index.js";
+import { validatePolicy, type PolicyConfig } from "@lockstep/lease-policy";
 import { createLeaseCoordinator, type LeaseCoordinator, type LeaseCoordinatorOptions } from "../src/runnable.js";
 import type { Coordinator } from "../src/service/coordinator.js";
 import type { LeaseIndex } from "../src/store/lease-index.js";

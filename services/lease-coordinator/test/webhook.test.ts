@@ -12,7 +12,7 @@ import { DESIRED_CONFIG } from "../src/admission/disruption.js";
 import { KubeNodeLookups } from "../src/admission/node-lookups.js";
 import { DEFAULT_ACTS_FOR } from "../src/admission/verdict.js";
 import { startLeaseWebhook, type LeaseWebhook, type ReviewOutcome } from "../src/admission/webhook.js";
-import { DEFAULT_POLICY } from "../src/policy/config.js";
+import { DEFAULT_POLICY } from "@lockstep/lease-policy";
 
 const NOW = Date.parse("2026-11-25T17:00:00Z");
 const MCO = "system:serviceaccount:openshift-machine-config-operator";

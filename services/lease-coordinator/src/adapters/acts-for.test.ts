@@ -3,7 +3,7 @@
 import { OperationType, type NodeLease } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ACTS_FOR, requesterOf, verdict } from "../admission/verdict.js";
-import { DEFAULT_POLICY } from "../policy/config.js";
+import { DEFAULT_POLICY } from "@lockstep/lease-policy";
 import { adapterHolderPrefix } from "./plan.js";
 
 const NOW = Date.parse("2026-11-25T12:00:00Z");

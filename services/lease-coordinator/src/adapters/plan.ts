@@ -27,7 +27,7 @@
 // warned; the lease then lapses), preflight and the webhook. Every replica runs the adapters: a
 // second replica's acquire is a renewal of the same holder, its release a no-op.
 import type { NodeSignalState } from "@lockstep/contracts";
-import { isOperationName, type OperationName } from "../policy/operations.js";
+import { isOperationName, type OperationName } from "@lockstep/lease-policy";
 
 /** Every adapted lease's holder starts with this (the webhook's acts-for rules match on it). */
 export const ADAPTER_HOLDER_PREFIX = "adapter:";

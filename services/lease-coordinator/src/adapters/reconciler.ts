@@ -5,7 +5,7 @@
 // the node's holder changes; its AdapterConflict warning is raised once per refusal, not per pass.
 import type { NodeSignalState } from "@lockstep/contracts";
 import type { Logger } from "pino";
-import { operationName, parseOperation } from "../policy/operations.js";
+import { operationName, parseOperation } from "@lockstep/lease-policy";
 import { CoordinatorError, type Coordinator, type EventSink } from "../service/coordinator.js";
 import { toOutgoing } from "../service/events.js";
 import { adaptedSignals, ADAPTER_HOLDER_PREFIX, planAdapters, type AdaptedSignal, type AdapterName, type CurrentHold } from "./plan.js";

@@ -3,7 +3,7 @@
 // lookup for the I/O edge to answer. Annotation and field names are the upstream projects' own:
 // openshift/machine-config-operator (node annotations), openshift/api machine/v1beta1 and the
 // machine-api's delete-machine annotation, metal3-io/baremetal-operator (BareMetalHost).
-import type { OperationName } from "../policy/operations.js";
+import type { OperationName } from "@lockstep/lease-policy";
 import type { AdmissionRequest } from "./review.js";
 
 export const DESIRED_CONFIG = "machineconfiguration.openshift.io/desiredConfig";

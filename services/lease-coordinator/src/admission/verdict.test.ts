@@ -1,6 +1,6 @@
 import { OperationType, type NodeLease } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLICY } from "../policy/config.js";
+import { DEFAULT_POLICY } from "@lockstep/lease-policy";
 import { DEFAULT_ACTS_FOR, requesterOf, verdict } from "./verdict.js";
 
 const NOW = Date.parse("2026-11-25T17:00:00Z");

@@ -3,9 +3,7 @@
 // the lease lasts. The conflict table is the coordinator's own (policy/conflict.ts), so a request
 // refused here is one an Acquire for the same operation would be refused too.
 import { OperationType } from "@lockstep/contracts";
-import { evaluateConflict } from "../policy/conflict.js";
-import type { PolicyConfig } from "../policy/config.js";
-import { operationName, type OperationName } from "../policy/operations.js";
+import { evaluateConflict, operationName, type OperationName, type PolicyConfig } from "@lockstep/lease-policy";
 import type { NodeHold } from "../service/coordinator.js";
 import type { AdmissionUser } from "./review.js";
 

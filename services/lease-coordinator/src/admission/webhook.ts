@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import type { PolicyConfig } from "../policy/config.js";
+import type { PolicyConfig } from "@lockstep/lease-policy";
 import type { NodeHold } from "../service/coordinator.js";
 import { classify, type NodeDisruption } from "./disruption.js";
 import type { NodeLookups } from "./node-lookups.js";

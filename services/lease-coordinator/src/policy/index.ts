@@ -1,25 +1,3 @@
-// Pure core of the lease-coordinator: Lease codec, expiry, conflict policy, budgets, queue, decisions.
-export * from "./budgets.js";
-export * from "./capacity.js";
-export * from "./cluster.js";
-export * from "./config.js";
-export * from "./conflict.js";
-export * from "./decide.js";
-export * from "./disrupted.js";
-export * from "./duration.js";
-export * from "./expiry.js";
-export * from "./freshness.js";
-export * from "./lease-node.js";
-export * from "./lease-record.js";
-export * from "./memory-store.js";
-export * from "./node-lease.js";
-export * from "./observations.js";
-export * from "./operations.js";
-export * from "./pools.js";
-export * from "./preflight.js";
-export * from "./queue.js";
-export * from "./release.js";
-export * from "./selector.js";
-export * from "./types.js";
-export * from "./validate.js";
-export * from "./view.js";
+// The policy's pure core lives in @lockstep/lease-policy (the rehearsal replays it outside this
+// service). This re-export keeps the start-up files' imports as they are.
+export * from "@lockstep/lease-policy";

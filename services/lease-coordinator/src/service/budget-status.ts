@@ -2,7 +2,7 @@
 // are disrupted. Written only when it differs from what the object already says.
 import type { DisruptionBudgetState, PoolState } from "@lockstep/contracts";
 import { CustomObjectsApi, isConflict, isNotFound, makeJsonApiClient, type JsonCustomObjectsApi, type KubeConfigLike } from "@lockstep/kube";
-import { evaluateBudget, indexCluster, type ClusterIndex, type LeaseNode, type PolicyConfig } from "../policy/index.js";
+import { evaluateBudget, indexCluster, type ClusterIndex, type LeaseNode, type PolicyConfig } from "@lockstep/lease-policy";
 
 export interface BudgetStatus {
   observedGeneration: number;

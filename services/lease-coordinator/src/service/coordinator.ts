@@ -25,7 +25,7 @@ import {
   type StaleView,
   type Waiter,
   type ClusterIndex,
-} from "../policy/index.js";
+} from "@lockstep/lease-policy";
 import type { LeaseApi } from "../store/kube-leases.js";
 import type { LeaseIndex } from "../store/lease-index.js";
 import { toOutgoing, type EventContext, type OutgoingEvent } from "./events.js";

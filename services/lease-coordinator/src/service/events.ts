@@ -3,7 +3,7 @@
 // same fact publishes it once (Nats-Msg-Id de-duplication).
 import { createHash, randomUUID } from "node:crypto";
 import { Events, type EventMeta, type NodeLease, type OperationType, type Warning } from "@lockstep/contracts";
-import type { PolicyEvent } from "../policy/index.js";
+import type { PolicyEvent } from "@lockstep/lease-policy";
 
 export interface OutgoingEvent {
   kind: keyof typeof Events;

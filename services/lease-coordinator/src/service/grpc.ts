@@ -14,7 +14,7 @@ import {
 import type { Logger } from "pino";
 import { holderFor, ownsHolder, type Caller } from "../auth/caller.js";
 import { AuthError, type CallCredentials, type LeaseAuth } from "../auth/lease-auth.js";
-import { toNodeLease } from "../policy/index.js";
+import { toNodeLease } from "@lockstep/lease-policy";
 import type { IndexChange, LeaseIndex } from "../store/lease-index.js";
 import { boundsErrors, type BoundedField } from "./bounds.js";
 import { Coordinator, CoordinatorError, type AcquireOutcome } from "./coordinator.js";

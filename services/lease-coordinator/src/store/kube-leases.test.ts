@@ -4,7 +4,7 @@ import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { freePort } from "@lockstep/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { encodeLease, type LeaseWrite } from "../policy/index.js";
+import { encodeLease, type LeaseWrite } from "@lockstep/lease-policy";
 import { KubeLeaseApi } from "./kube-leases.js";
 
 const NS = "lockstep-leases";

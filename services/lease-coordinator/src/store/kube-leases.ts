@@ -4,7 +4,7 @@ import type { LeaseState } from "@lockstep/contracts";
 import type { KubeConfigLike } from "@lockstep/kube";
 import type { HttpResult } from "./kube-http.js";
 import { CoordinationV1Api, CoreV1Api, makeJsonApiClient, type LeaseJsonClient, type NamespaceJsonClient } from "./lease-json-client.js";
-import { leaseStateFromObject, type LeaseWrite } from "../policy/index.js";
+import { leaseStateFromObject, type LeaseWrite } from "@lockstep/lease-policy";
 
 export type WriteOutcome =
   | { ok: true; state: LeaseState }

@@ -1,7 +1,7 @@
 import type { LeaseState } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
-import { testPolicy } from "../policy/fixtures.js";
-import { encodeLease, leaseStateFromObject, slotLeaseName } from "../policy/index.js";
+import { testPolicy } from "@lockstep/lease-policy/fixtures";
+import { encodeLease, leaseStateFromObject, slotLeaseName } from "@lockstep/lease-policy";
 import { LeaseIndex, type IndexChange } from "./lease-index.js";
 
 const NS = "lockstep-leases";

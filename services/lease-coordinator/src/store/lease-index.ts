@@ -2,7 +2,7 @@
 // this replica itself wrote or re-read from the API (the state plane lags its own writes), plus the
 // observed-time log that expiry is judged by. No I/O.
 import type { LeaseState } from "@lockstep/contracts";
-import { decodeLease, leaseFingerprint, leaseKey, type LeaseRecord, type Observation, type PolicyConfig } from "../policy/index.js";
+import { decodeLease, leaseFingerprint, leaseKey, type LeaseRecord, type Observation, type PolicyConfig } from "@lockstep/lease-policy";
 
 export interface IndexedLease {
   key: string;

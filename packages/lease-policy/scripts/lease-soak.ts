@@ -1,11 +1,11 @@
-// Lease model soak: the randomised model of src/policy/model.ts (the one model.test.ts runs over a
+// Lease model soak: the randomised model of src/model.ts (the one model.test.ts runs over a
 // few thousand seeds) over many more, with force, preemption, expiry, renew races, 409s, replica
 // restarts and clock skew. Prints counts of grants, denials, preemptions and violations (must be 0)
 // and the run time; exits 1 on any violation, printing the first seeds that broke.
-// Run (from services/lease-coordinator): node --import tsx scripts/lease-soak.ts [seeds] [first seed]
+// Run (from packages/lease-policy): node --import tsx scripts/lease-soak.ts [seeds] [first seed]
 // Env: SOAK_SEEDS (100000), SOAK_FIRST (1), SOAK_FORCE_RATE (0.2); SOAK_TRACE=1 prints every
 // decision and belief change (replay one failing seed: lease-soak.ts 1 <seed>).
-import { addOutcomes, emptyOutcome, faultyWorldOptions, runModel } from "../src/policy/model.js";
+import { addOutcomes, emptyOutcome, faultyWorldOptions, runModel } from "../src/model.js";
 
 const seeds = Number(process.argv[2] ?? process.env.SOAK_SEEDS ?? 100_000);
 const first = Number(process.argv[3] ?? process.env.SOAK_FIRST ?? 1);
