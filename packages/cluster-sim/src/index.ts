@@ -22,3 +22,11 @@ export { passTargets, requeueAfter } from "./actors/rollout.js";
 export { loadScenario, parseScenario, scenariosDir, WAIT_CONDITIONS, type Scenario, type Step, type Assertion, type WaitCondition } from "./scenario.js";
 export { runScenario, condition, checkAssertion, type RunOptions, type RunResult } from "./runner.js";
 export { kubeConfigForUrl, loadKubeConfig } from "@lockstep/kube/client-node";
+// The pure cores the rehearsal (@lockstep/rehearse) drives in virtual time, without the HTTP loops.
+export { daemonWrite, uncordonWrite, atSafePoint, type DaemonStage, type DrainStage, type StageWrite } from "./actors/daemon.js";
+export { sameStatus, done as nodeDone } from "./actors/pool-status.js";
+export { stageSeconds } from "./timing.js";
+export { nodeInfo } from "./generate/nodes.js";
+export { clusterOperator, MACHINE_CONFIG_OPERATOR } from "./generate/operators.js";
+export { A as MCO_ANNOTATIONS, MCD as MCD_STATES } from "./constants.js";
+export { setCondition, conditionOf, type Condition } from "./types.js";

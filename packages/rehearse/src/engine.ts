@@ -1,0 +1,625 @@
+// The rehearsal: cluster-sim's actors (CVO, MCO node controller and pool status, daemon, drain
+// controller, kubelet reboot) replayed on an in-memory copy of the snapshot in virtual time, the MCO
+// asking Lockstep's lease policy (@lockstep/lease-policy: leases held, DisruptionBudgets and their
+// windows, pool bounds) before each node. The actors' pure cores decide and write; this loop only
+// applies their writes and jumps the clock to the next due stage, so a snapshot and a seed always
+// give the same forecast, in milliseconds, with no wall-clock race. Nothing here does I/O.
+import {
+  MCO_ANNOTATIONS as A,
+  MCD_STATES as MCD,
+  DEFAULT_TIMING,
+  OPERATORS,
+  assignPools,
+  clusterOperator,
+  computePoolStatus,
+  cvoStep,
+  daemonStage,
+  daemonWrite,
+  drainStage,
+  drainTimeoutReason,
+  nodeDone,
+  nodeInfo,
+  planPool,
+  releaseImage,
+  renderedName,
+  sameStatus,
+  stageSeconds,
+  uncordonWrite,
+  upgradeableBlockers,
+  type KubeObject,
+  type Stage,
+  type Timing,
+} from "@lockstep/cluster-sim";
+import { OperationType } from "@lockstep/contracts";
+import { computePdbStatus } from "@lockstep/kube-sim";
+import {
+  DEFAULT_POLICY,
+  MemoryLeaseStore,
+  decide,
+  decideRelease,
+  evaluateBudget,
+  type ObservationLog,
+  type ObservedState,
+  type PolicyConfig,
+  type Waiter,
+} from "@lockstep/lease-policy";
+import type { Blocker, BlockerKind, Forecast, PoolForecast } from "./forecast.js";
+import { defaultNodeSeconds, poolPace, timingForPace, type PoolPace } from "./history.js";
+import { mergeNodeStatus, mergePatch } from "./merge.js";
+import { budgetStateOfObject, leaseNodeOfObject, poolStateOfObject } from "./policy-inputs.js";
+import { snapshotTime, type RehearsalSnapshot } from "./snapshot.js";
+
+export interface RehearseOptions {
+  /** The release to rehearse the update to. */
+  to: string;
+  seed?: number;
+  /** Wall-clock start; default the snapshot's newest timestamp. */
+  start?: Date;
+  /** Give up after this much simulated time (default 72 h): what still waits then is blocked. */
+  horizonHours?: number;
+  /** Stage timing before the cluster's own pace is applied (default cluster-sim's). */
+  timing?: Timing;
+  policy?: PolicyConfig;
+  /** As `oc adm upgrade --force`: a minor update refused by the Upgradeable precondition goes ahead. */
+  force?: boolean;
+}
+
+/** Who the MCO's updates hold their leases as (an adapter holder, as the lease-coordinator's MCO adapter). */
+export const REHEARSAL_HOLDER = "adapter:machine-config-rehearsal";
+/** A PDB that keeps a drain blocked this long is reported (shorter waits are a rollout's normal pace). */
+const PDB_REPORT_AFTER_S = 600;
+const MAX_EVENTS = 500_000;
+
+interface Job {
+  due: number;
+  seq: number;
+  run: () => void;
+}
+
+interface OpenBlocker extends Omit<Blocker, "nodes" | "until"> {
+  waiting: Set<string>;
+  all: Set<string>;
+  until: number | null;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+const rfc = iso;
+const ann = (o: KubeObject | undefined): Record<string, string> => o?.metadata?.annotations ?? {};
+
+function nextMinorOf(v: string): string {
+  const m = /^(\d+)\.(\d+)\./.exec(v);
+  return m ? `${m[1]}.${Number(m[2]) + 1}.0` : "";
+}
+
+export function rehearse(snap: RehearsalSnapshot, o: RehearseOptions): Forecast {
+  return new Rehearsal(snap, o).run();
+}
+
+class Rehearsal {
+  private t: number;
+  private readonly t0: number;
+  private readonly end: number;
+  private readonly seed: number;
+  private readonly policy: PolicyConfig;
+  private readonly base: Timing;
+  private readonly cv: KubeObject;
+  private readonly cos = new Map<string, KubeObject>();
+  private readonly mcs = new Map<string, KubeObject>();
+  private readonly pools = new Map<string, KubeObject>();
+  private readonly nodes = new Map<string, KubeObject>();
+  private readonly pods = new Map<string, KubeObject>();
+  private readonly pdbs: KubeObject[];
+  private readonly budgets;
+  private readonly leases = new MemoryLeaseStore();
+  private observations: ObservationLog = new Map();
+  private queue: Waiter[] = [];
+  private readonly jobs = new Map<string, Job>();
+  private readonly jobStage = new Map<string, string>();
+  private seq = 0;
+  private events = 0;
+  private readonly held = new Set<string>();
+  private readonly deniedUntil = new Map<string, number>();
+  private readonly denials = new Map<string, number>();
+  private readonly drainStarted = new Map<string, { request: string; at: number }>();
+  private readonly blockers = new Map<string, OpenBlocker>();
+  private readonly pace = new Map<string, PoolPace>();
+  private readonly timingOf = new Map<string, Timing>();
+  private readonly poolStart = new Map<string, number>();
+  private readonly poolFinish = new Map<string, number>();
+  private readonly updatedAtStart = new Map<string, number>();
+  private readonly current: string;
+  private podSeq = 0;
+
+  constructor(snap: RehearsalSnapshot, private readonly o: RehearseOptions) {
+    this.t0 = (o.start ?? snapshotTime(snap) ?? new Date(0)).getTime();
+    this.t = this.t0;
+    this.end = this.t0 + (o.horizonHours ?? 72) * 3600_000;
+    this.seed = o.seed ?? 1;
+    this.policy = o.policy ?? (DEFAULT_POLICY as PolicyConfig);
+    this.base = o.timing ?? DEFAULT_TIMING;
+    this.cv = structuredClone(snap.clusterVersion);
+    const history: Array<{ state?: string; version?: string; startedTime?: string }> = this.cv.status?.history ?? [];
+    this.current = this.cv.status?.desired?.version ?? history[0]?.version ?? "";
+    for (const c of snap.clusterOperators) this.cos.set(c.metadata.name, structuredClone(c));
+    // Operators the dump lacks are taken as settled at the last completed version (the CVO waits on every one).
+    const settled = history.find((h) => h.state === "Completed")?.version ?? this.current;
+    for (const d of OPERATORS) if (!this.cos.has(d.name)) this.cos.set(d.name, clusterOperator(d, settled, rfc(this.t0)));
+    for (const m of snap.machineConfigs) this.mcs.set(m.metadata.name, structuredClone(m));
+    for (const p of snap.pools) this.pools.set(p.metadata.name, structuredClone(p));
+    for (const n of snap.nodes) this.nodes.set(n.metadata.name, structuredClone(n));
+    for (const p of snap.pods) {
+      const pod = structuredClone(p);
+      // A generated pod (cluster-sim's spec, no kubelet yet) has no status: scheduled means running.
+      if (pod.spec?.nodeName && pod.status?.conditions === undefined) pod.status = { ...(pod.status ?? {}), phase: "Running", conditions: [{ type: "Ready", status: "True" }] };
+      this.pods.set(`${pod.metadata.namespace}/${pod.metadata.name}`, pod);
+    }
+    this.pdbs = snap.pdbs.map((p) => structuredClone(p));
+    this.budgets = snap.budgets.map(budgetStateOfObject);
+    for (const l of snap.leases) this.leases.seed(l, l.metadata.namespace ?? "", l.metadata.name);
+    // The cluster's own pace: since the newest update started (the one the nodes came back from).
+    const since = Date.parse(history[0]?.startedTime ?? "");
+    const members = this.members();
+    for (const [name, pool] of this.pools) {
+      const ns = members.get(name) ?? [];
+      const concurrency = Math.max(1, planMax(pool, ns.length));
+      const pace = poolPace(ns, Number.isFinite(since) ? since : undefined, concurrency);
+      this.pace.set(name, pace);
+      this.timingOf.set(name, timingForPace(this.base, pace));
+    }
+  }
+
+  run(): Forecast {
+    this.cv.spec = { ...(this.cv.spec ?? {}), desiredUpdate: { version: this.o.to, image: releaseImage(this.o.to), ...(this.o.force ? { force: true } : {}) } };
+    const members = this.members();
+    for (const [name, pool] of this.pools) {
+      const ns = members.get(name) ?? [];
+      this.updatedAtStart.set(name, ns.filter((n) => this.onTarget(n)).length);
+      // A pool already rolling towards the target started when its Updating condition turned True.
+      if (ns.some((n) => this.mcVersion(ann(n)[A.desiredConfig]) === this.o.to && !this.onTarget(n))) {
+        const upd = (pool.status?.conditions ?? []).find((c: { type?: string; status?: string }) => c.type === "Updating" && c.status === "True");
+        const at = Date.parse(upd?.lastTransitionTime ?? "");
+        this.poolStart.set(name, Number.isFinite(at) && at <= this.t0 ? at : this.t0);
+      }
+    }
+    this.settle();
+    while (this.events < MAX_EVENTS && !this.finished()) {
+      const next = this.nextJob();
+      if (!next || next[1].due > this.end) break;
+      this.jobs.delete(next[0]);
+      this.t = Math.max(this.t, next[1].due);
+      this.events++;
+      next[1].run();
+      this.settle();
+    }
+    return this.forecast();
+  }
+
+  // --- time ---------------------------------------------------------------------------------
+
+  private schedule(key: string, atMs: number, run: () => void): void {
+    // Whole milliseconds: a Date truncates, and a stage due at x.4 ms must find itself due.
+    this.jobs.set(key, { due: Math.ceil(atMs), seq: this.seq++, run });
+  }
+
+  private nextJob(): [string, Job] | undefined {
+    let best: [string, Job] | undefined;
+    for (const e of this.jobs) if (!best || e[1].due < best[1].due || (e[1].due === best[1].due && e[1].seq < best[1].seq)) best = e;
+    return best;
+  }
+
+  private stageMs(pool: string, s: (t: Timing) => Stage, key: string): number {
+    return stageSeconds(s(this.timingOf.get(pool) ?? this.base), this.seed, key) * 1000;
+  }
+
+  // --- views --------------------------------------------------------------------------------
+
+  private members(): Map<string, KubeObject[]> {
+    return assignPools([...this.pools.values()], [...this.nodes.values()]);
+  }
+
+  private poolOf(node: string): string {
+    for (const [pool, ns] of this.members()) if (ns.some((n) => n.metadata.name === node)) return pool;
+    return "";
+  }
+
+  private mcVersion(name: string | undefined): string | undefined {
+    return name ? ann(this.mcs.get(name))[A.releaseImageVersion] : undefined;
+  }
+
+  private onTarget(n: KubeObject): boolean {
+    return nodeDone(n) && this.mcVersion(ann(n)[A.currentConfig]) === this.o.to;
+  }
+
+  private finished(): boolean {
+    const head = (this.cv.status?.history ?? [])[0];
+    if (head?.version !== this.o.to || head.state !== "Completed") return false;
+    for (const ns of this.members().values()) if (!ns.every((n) => this.onTarget(n))) return false;
+    return true;
+  }
+
+  // --- one settle: every controller until nothing changes -------------------------------------
+
+  private settle(): void {
+    for (let i = 0; i < 50; i++) {
+      const changed = this.cvo() || this.poolStatus() || this.controller();
+      if (!changed) break;
+    }
+    this.armAgents();
+    this.trackPools();
+  }
+
+  /** The CVO's pure step. Pools whose config already is the target's (a rollout under way) are shown under cluster-sim's name for it. */
+  private cvo(): boolean {
+    const alias = new Map<string, string>();
+    const view = [...this.pools.values()].map((p) => {
+      const spec: string = p.spec?.configuration?.name ?? "";
+      if (this.mcVersion(spec) !== this.o.to) return p;
+      const simName = renderedName(p.metadata.name, this.o.to);
+      alias.set(simName, spec);
+      const status = p.status?.configuration?.name === spec ? { ...p.status, configuration: { name: simName } } : p.status;
+      return { ...p, spec: { ...p.spec, configuration: { name: simName } }, status };
+    });
+    const before = JSON.stringify([this.cv.status, [...this.cos.values()].map((c) => c.status)]);
+    const res = cvoStep({ cv: this.cv, operators: [...this.cos.values()], pools: view, machineConfigs: new Set([...this.mcs.keys(), ...alias.keys()]) }, new Date(this.t), { seed: this.seed, timing: this.base, timeScale: 1 });
+    let changed = false;
+    for (const a of res.actions) {
+      if (a.type === "cvStatus") this.cv.status = a.status;
+      else if (a.type === "coStatus") this.cos.get(a.name)!.status = a.status;
+      else if (a.type === "createRendered") {
+        const name = renderedName(a.pool, a.version);
+        if (!this.mcs.has(name)) {
+          this.mcs.set(name, { apiVersion: "machineconfiguration.openshift.io/v1", kind: "MachineConfig", metadata: { name, annotations: { [A.releaseImageVersion]: a.version } } });
+          changed = true;
+        }
+      } else if (a.type === "retargetPool") {
+        const p = this.pools.get(a.pool)!;
+        const config = alias.get(a.config) ?? a.config;
+        if (p.spec?.configuration?.name !== config) {
+          p.spec = { ...p.spec, configuration: { name: config } };
+          changed = true;
+        }
+      }
+    }
+    if (res.wakeAt !== undefined) this.schedule("cvo", Math.max(res.wakeAt, this.t), () => undefined);
+    return changed || before !== JSON.stringify([this.cv.status, [...this.cos.values()].map((c) => c.status)]);
+  }
+
+  private poolStatus(): boolean {
+    let changed = false;
+    const members = this.members();
+    for (const [name, pool] of this.pools) {
+      const status = computePoolStatus(pool, members.get(name) ?? [], rfc(this.t));
+      if (!sameStatus(status, pool.status)) {
+        pool.status = status;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  private observed(): ObservedState {
+    return {
+      nodes: [...this.nodes.values()].map(leaseNodeOfObject),
+      pools: [...this.pools.values()].map(poolStateOfObject),
+      budgets: this.budgets,
+      leases: this.leases.list(),
+      observations: this.observations,
+      queue: this.queue,
+    };
+  }
+
+  /** The MCO's node controller (cluster-sim's cooperate mode): planPool's candidates, each leased first. */
+  private controller(): boolean {
+    let changed = false;
+    const members = this.members();
+    for (const [name, pool] of this.pools) {
+      const ns = members.get(name) ?? [];
+      const target: string = pool.spec?.configuration?.name ?? "";
+      for (const n of ns) {
+        if (this.held.has(n.metadata.name) && nodeDone(n) && ann(n)[A.currentConfig] === target) this.release(n.metadata.name);
+      }
+      const { capacity, candidates } = planPool(pool, ns);
+      let granted = 0;
+      for (const c of candidates) {
+        if (granted >= capacity) break;
+        const node = c.metadata.name;
+        if ((this.deniedUntil.get(node) ?? 0) > this.t) continue;
+        if (!this.acquire(node, name)) continue;
+        granted++;
+        c.metadata.annotations = { ...ann(c), [A.desiredConfig]: target };
+        if (!this.poolStart.has(name) && this.mcVersion(target) === this.o.to) this.poolStart.set(name, this.t);
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  private acquire(node: string, pool: string): boolean {
+    if (this.held.has(node)) return true;
+    const d = decide(
+      { node, holder: REHEARSAL_HOLDER, operation: OperationType.OPERATION_TYPE_UPDATE, reason: `update to ${this.o.to}`, durationSeconds: this.policy.maxDurationSeconds, waitSeconds: 0, force: false },
+      this.observed(),
+      new Date(this.t),
+      this.policy,
+    );
+    this.observations = d.observations;
+    if (d.kind === "grant") {
+      for (const w of d.writes) this.leases.apply(w);
+      this.held.add(node);
+      this.deniedUntil.delete(node);
+      this.denials.delete(node);
+      for (const b of this.blockers.values()) if (b.waiting.delete(node) && b.waiting.size === 0) b.until = this.t;
+      return true;
+    }
+    // Asked again after the policy's retry hint, backing off to at most 5 min while the denial lasts
+    // (a forecast's start times are then at most that late; the simulator asks every 30 s).
+    const streak = (this.denials.get(node) ?? 0) + 1;
+    this.denials.set(node, streak);
+    const retry = Math.min(Math.max(30, d.retryAfterSeconds) * 2 ** Math.min(streak - 1, 4), 300);
+    this.deniedUntil.set(node, this.t + retry * 1000);
+    this.schedule(`mcc-retry/${node}`, this.t + retry * 1000, () => undefined);
+    this.noteDenial(node, pool, d.code, d.reason, d.current?.holder);
+    return false;
+  }
+
+  private release(node: string): void {
+    const r = decideRelease({ node, holder: REHEARSAL_HOLDER }, this.observed(), new Date(this.t), this.policy);
+    this.observations = r.observations;
+    for (const w of r.writes) this.leases.apply(w);
+    this.held.delete(node);
+  }
+
+  private noteDenial(node: string, pool: string, code: string, reason: string, holder: string | undefined): void {
+    if (code === "Held" || code === "MaintenanceFlagged" || code === "PreemptionPending" || code === "UpdateInProgress") {
+      this.block("lease", holder || node, pool, node, reason);
+      return;
+    }
+    if (code !== "BudgetExhausted" && code !== "Spacing") return;
+    // A DisruptionBudget (or its window) bounds the node; the pool's own maxUnavailable is just pace.
+    const ln = [...this.nodes.values()].map(leaseNodeOfObject);
+    const ps = [...this.pools.values()].map(poolStateOfObject);
+    for (const b of this.budgets) {
+      const ev = evaluateBudget(b, ln, ps, new Date(this.t), this.policy);
+      if (!ev.members.includes(node) || !ev.active) continue;
+      const held = [...this.held].filter((n) => ev.members.includes(n)).length;
+      if (held < ev.limit) continue;
+      if (b.schedules.length > 0 && !ev.message.startsWith("window open")) this.block("window", b.name, pool, node, `DisruptionBudget ${b.name}: ${ev.message}`);
+      else this.block("budget", b.name, pool, node, `DisruptionBudget ${b.name}: ${ev.message}`);
+    }
+  }
+
+  private block(kind: BlockerKind, subject: string, pool: string | undefined, node: string | undefined, reason: string, from = this.t): void {
+    const key = `${kind}/${subject}/${pool ?? ""}`;
+    let b = this.blockers.get(key);
+    if (!b) this.blockers.set(key, (b = { kind, subject, pool, reason, from: iso(from), waiting: new Set(), all: new Set(), until: null }));
+    if (node) {
+      b.waiting.add(node);
+      b.all.add(node);
+    }
+    b.until = null;
+  }
+
+  // --- daemon, drain, kubelet: one pending job per node and actor, re-checked when due --------
+
+  private armAgents(): void {
+    const poolOf = new Map<string, string>();
+    for (const [pool, ns] of this.members()) for (const n of ns) poolOf.set(n.metadata.name, pool);
+    for (const n of this.nodes.values()) {
+      const name = n.metadata.name;
+      const pool = poolOf.get(name) ?? "";
+      const salt = `${name}/${ann(n)[A.desiredConfig] ?? ""}`;
+      const ds = daemonStage(n);
+      this.arm(`mcd/${name}`, ds, () => this.stageMs(pool, (t) => stageOf(t, ds!), `${salt}/${ds}`), () => this.runDaemon(name));
+      const dr = drainStage(n);
+      this.arm(`drain/${name}`, dr, () => this.stageMs(pool, (t) => (dr === "mcc-drain" ? t.drainAttempt : t.uncordon), `${salt}/${dr}`), () => this.runDrain(name));
+    }
+  }
+
+  private arm(key: string, stage: string | undefined, delayMs: () => number, run: () => void): void {
+    if (!stage) {
+      if (this.jobStage.has(key)) {
+        this.jobs.delete(key);
+        this.jobStage.delete(key);
+      }
+      return;
+    }
+    if (this.jobStage.get(key) === stage && this.jobs.has(key)) return;
+    this.jobStage.set(key, stage);
+    this.schedule(key, this.t + delayMs(), () => {
+      this.jobStage.delete(key);
+      run();
+    });
+  }
+
+  private runDaemon(name: string): void {
+    const node = this.nodes.get(name);
+    const stage = node && daemonStage(node);
+    if (!node || !stage) return;
+    const w = daemonWrite(stage, node, { now: rfc(this.t), versionOf: (c) => this.mcVersion(c), nodeInfo, rebootingState: true });
+    if (w.status) node.status = mergeNodeStatus(node.status, (w.status as { status: Record<string, unknown> }).status);
+    if (w.node) Object.assign(node, mergePatch(node, w.node));
+  }
+
+  private runDrain(name: string): void {
+    const node = this.nodes.get(name);
+    const stage = node && drainStage(node);
+    if (!node || !stage) return;
+    if (stage === "mcc-uncordon") {
+      Object.assign(node, mergePatch(node, uncordonWrite(node).node));
+      return;
+    }
+    const pool = this.poolOf(name);
+    const timing = this.timingOf.get(pool) ?? this.base;
+    const request = ann(node)[A.desiredDrain]!;
+    let started = this.drainStarted.get(name);
+    if (!started || started.request !== request) this.drainStarted.set(name, (started = { request, at: this.t }));
+    node.spec = { ...node.spec, unschedulable: true };
+    const blockedBy = new Map<string, string>();
+    for (const [key, pod] of [...this.pods]) {
+      if (pod.spec?.nodeName !== name || !drainable(pod)) continue;
+      const refusing = this.pdbs.map((pdb) => ({ pdb, s: computePdbStatus(pdb, [...this.pods.values()], rfc(this.t)) as { disruptionsAllowed: number; currentHealthy: number; desiredHealthy: number; expectedPods: number } })).filter(({ pdb, s }) => s.disruptionsAllowed <= 0 && (computePdbStatus(pdb, [pod], rfc(this.t)) as { expectedPods: number }).expectedPods > 0);
+      if (refusing.length) {
+        for (const { pdb, s } of refusing) blockedBy.set(`${pdb.metadata.namespace}/${pdb.metadata.name}`, `PodDisruptionBudget allows no disruption (${s.currentHealthy} healthy, ${s.desiredHealthy} required, of ${s.expectedPods} pods)`);
+        continue;
+      }
+      this.evict(key, pod, pool);
+    }
+    const stillThere = [...this.pods.values()].filter((p) => p.spec?.nodeName === name && drainable(p)).length;
+    if (stillThere === 0) {
+      node.metadata.annotations = { ...ann(node), [A.lastAppliedDrain]: request };
+      this.drainStarted.delete(name);
+      for (const b of this.blockers.values()) if (b.kind === "pdb" && b.waiting.delete(name) && b.waiting.size === 0) b.until = this.t;
+      return;
+    }
+    const elapsed = (this.t - started.at) / 1000;
+    if (blockedBy.size > 0 && elapsed >= PDB_REPORT_AFTER_S) for (const [pdb, why] of blockedBy) this.block("pdb", pdb, pool, name, why);
+    if (blockedBy.size > 0 && elapsed >= timing.drainTimeout && ann(node)[A.state] !== MCD.degraded) {
+      node.metadata.annotations = { ...ann(node), [A.state]: MCD.degraded, [A.reason]: drainTimeoutReason(name, timing.drainTimeout) };
+    }
+    const retry = blockedBy.size === 0 ? 2 : elapsed >= timing.drainSlowAfter ? timing.drainRetrySlow : timing.drainRetry;
+    const untilTimeout = timing.drainTimeout - elapsed;
+    const next = blockedBy.size > 0 && untilTimeout > 0 ? Math.min(retry, untilTimeout) : retry;
+    const key = `drain/${name}`;
+    this.jobStage.set(key, "mcc-drain");
+    this.schedule(key, this.t + next * 1000, () => {
+      this.jobStage.delete(key);
+      this.runDrain(name);
+    });
+  }
+
+  /** An accepted eviction: the pod goes; its controller's replacement lands on another schedulable node of the pool and turns Ready later. */
+  private evict(key: string, pod: KubeObject, pool: string): void {
+    this.pods.delete(key);
+    if (!(pod.metadata.ownerReferences ?? []).length) return;
+    const members = this.members().get(pool) ?? [];
+    const load = (n: string) => [...this.pods.values()].filter((p) => p.spec?.nodeName === n).length;
+    const target = members
+      .filter((n) => n.spec?.unschedulable !== true && (n.status?.conditions ?? []).some((c: { type?: string; status?: string }) => c.type === "Ready" && c.status === "True"))
+      .map((n) => n.metadata.name)
+      .sort((a, b) => load(a) - load(b) || (a < b ? -1 : 1))[0];
+    const name = `${pod.metadata.name}-r${++this.podSeq}`;
+    const replacement: KubeObject = {
+      ...structuredClone(pod),
+      metadata: { ...structuredClone(pod.metadata), name, uid: `rehearsal-${name}`, deletionTimestamp: undefined },
+      spec: { ...pod.spec, nodeName: target },
+      status: { phase: "Pending", conditions: [{ type: "Ready", status: "False" }] },
+    };
+    const rkey = `${pod.metadata.namespace}/${name}`;
+    this.pods.set(rkey, replacement);
+    if (target === undefined) return;
+    const ms = this.stageMs(pool, (t) => t.podRecreate, `${rkey}/recreate`) + this.stageMs(pool, (t) => t.podReady, `${rkey}/ready`);
+    this.schedule(`pod/${rkey}`, this.t + ms, () => {
+      const p = this.pods.get(rkey);
+      if (p) p.status = { phase: "Running", conditions: [{ type: "Ready", status: "True" }] };
+    });
+  }
+
+  // --- the forecast ---------------------------------------------------------------------------
+
+  private trackPools(): void {
+    for (const [name, ns] of this.members()) {
+      if (this.poolFinish.has(name) || !this.poolStart.has(name)) continue;
+      if (ns.every((n) => this.onTarget(n))) this.poolFinish.set(name, this.t);
+    }
+  }
+
+  private forecast(): Forecast {
+    const members = this.members();
+    // What still holds pools back at the end, besides what was noted on the way.
+    const accepted = (this.cv.status?.history ?? [])[0]?.version === this.o.to;
+    if (!accepted) {
+      const refusal = (this.cv.status?.conditions ?? []).find((c: { type?: string; status?: string }) => c.type === "ReleaseAccepted" && c.status === "False");
+      for (const b of upgradeableBlockers([...this.cos.values()])) {
+        const skew = b.name === "lockstep" || /skew/i.test(`${b.reason} ${b.message}`);
+        this.block(skew ? "skew" : "upgradeable", b.name, undefined, undefined, refusal?.message ?? `${b.reason}: ${b.message}`, this.t0);
+      }
+    }
+    for (const [name, pool] of this.pools) {
+      const ns = members.get(name) ?? [];
+      const behind = ns.filter((n) => !this.onTarget(n)).map((n) => n.metadata.name);
+      for (const n of ns) {
+        const a = ann(n);
+        if (!this.onTarget(n) && (a[A.state] === MCD.degraded || a[A.state] === MCD.unreconcilable) && ![...this.blockers.values()].some((b) => b.all.has(n.metadata.name)))
+          this.block("degraded", n.metadata.name, name, n.metadata.name, `node is ${a[A.state]}: ${a[A.reason] ?? ""}`, this.t0);
+      }
+      if (accepted && pool.spec?.paused === true && behind.length) {
+        for (const n of behind) this.block("paused-pool", name, name, n, `pool ${name} is paused: its nodes stay on their current config`, this.t0);
+      }
+    }
+    const pools: PoolForecast[] = [...this.pools.keys()].sort().map((name) => {
+      const ns = members.get(name) ?? [];
+      const pool = this.pools.get(name)!;
+      const start = this.poolStart.get(name);
+      const finish = this.poolFinish.get(name);
+      const pace = this.pace.get(name)!;
+      const allOn = ns.every((n) => this.onTarget(n));
+      const state: PoolForecast["state"] = allOn ? (start === undefined ? "idle" : "done") : "blocked";
+      return {
+        pool: name,
+        nodes: ns.length,
+        updatedAtStart: this.updatedAtStart.get(name) ?? 0,
+        paused: pool.spec?.paused === true,
+        state,
+        start: start === undefined ? null : iso(start),
+        finish: finish === undefined ? null : iso(finish),
+        durationSeconds: start !== undefined && finish !== undefined ? Math.round((finish - start) / 1000) : null,
+        nodeSeconds: Math.round(pace.nodeSeconds ?? defaultNodeSeconds(this.timingOf.get(name) ?? this.base)),
+        pace: pace.source,
+      };
+    });
+    const blockers: Blocker[] = [...this.blockers.values()]
+      .map((b) => ({ kind: b.kind, subject: b.subject, ...(b.pool ? { pool: b.pool } : {}), nodes: [...b.all].sort(), reason: b.reason, from: b.from, until: b.waiting.size === 0 && b.until !== null ? iso(b.until) : null }))
+      .sort((a, b) => (a.kind + a.subject + (a.pool ?? "") < b.kind + b.subject + (b.pool ?? "") ? -1 : 1));
+    const finishedAll = this.finished();
+    const lastFinish = Math.max(this.t0, ...[...this.poolFinish.values()], Date.parse(((this.cv.status?.history ?? [])[0]?.completionTime as string | undefined) ?? "") || this.t0);
+    const nextMinor = nextMinorOf(this.o.to);
+    const upgr = upgradeableBlockers([...this.cos.values()]);
+    const lagging = [...this.pools.keys()].filter((p) => !(members.get(p) ?? []).every((n) => this.onTarget(n))).sort();
+    const reasons = [...upgr.map((b) => `${b.name}: ${b.reason}`)];
+    // The skew-enforcer's own verdict (pool lag in minors) is not replayed: a pool left behind is named, as what it would weigh.
+    if (lagging.length) reasons.push(`pools left behind ${this.o.to}: ${lagging.join(", ")}`);
+    return {
+      current: this.current,
+      target: this.o.to,
+      seed: this.seed,
+      start: iso(this.t0),
+      finish: finishedAll ? iso(lastFinish) : null,
+      accepted,
+      pools,
+      blockers,
+      nextMinor: { version: nextMinor, allowed: reasons.length === 0, reasons },
+      simulatedSeconds: Math.round((this.t - this.t0) / 1000),
+      events: this.events,
+    };
+  }
+}
+
+function planMax(pool: KubeObject, members: number): number {
+  const raw = pool.spec?.maxUnavailable;
+  if (typeof raw === "number") return raw;
+  if (typeof raw === "string" && raw.endsWith("%")) return Math.floor((Number(raw.slice(0, -1)) * members) / 100);
+  if (typeof raw === "string" && /^\d+$/.test(raw)) return Number(raw);
+  return 1;
+}
+
+function stageOf(t: Timing, s: string): Stage {
+  switch (s) {
+    case "mcd-request-drain":
+      return t.mcdRequestDrain;
+    case "mcd-reboot":
+      return t.mcdReboot;
+    case "kubelet-boot":
+      return t.boot;
+    case "mcd-complete":
+      return t.mcdComplete;
+    default:
+      return t.mcdStart;
+  }
+}
+
+/** What a drain evicts: not DaemonSet pods, not mirror pods, not finished ones. */
+function drainable(p: KubeObject): boolean {
+  if (p.status?.phase === "Succeeded" || p.status?.phase === "Failed") return false;
+  if (ann(p)["kubernetes.io/config.mirror"] !== undefined) return false;
+  return !(p.metadata.ownerReferences ?? []).some((r: { kind?: string }) => r.kind === "DaemonSet");
+}

@@ -1,0 +1,86 @@
+// What a rehearsal answers: per pool when it starts and finishes, what blocks, and whether the next
+// minor would then be accepted. Plain data (`-o json` prints it as it is).
+
+export type BlockerKind = "pdb" | "lease" | "window" | "budget" | "paused-pool" | "skew" | "upgradeable" | "degraded";
+
+export interface Blocker {
+  kind: BlockerKind;
+  /** What blocks: a PDB (`ns/name`), a lease holder, a DisruptionBudget, a pool, an operator. */
+  subject: string;
+  pool?: string;
+  /** Nodes held back (sorted). */
+  nodes: string[];
+  reason: string;
+  /** Wall-clock instant it first held a node back. */
+  from: string;
+  /** When it stopped holding anything back; null when it still does at the end of the rehearsal. */
+  until: string | null;
+}
+
+export interface PoolForecast {
+  pool: string;
+  nodes: number;
+  /** Nodes already on the target when the rehearsal starts. */
+  updatedAtStart: number;
+  paused: boolean;
+  /** "done": every node on the target; "blocked": some never get there; "idle": nothing to do. */
+  state: "done" | "blocked" | "idle";
+  start: string | null;
+  finish: string | null;
+  durationSeconds: number | null;
+  /** Mean seconds of one node's update used for this pool, and where the figure comes from. */
+  nodeSeconds: number;
+  pace: "history" | "simulator";
+}
+
+export interface Forecast {
+  current: string;
+  target: string;
+  seed: number;
+  /** The rehearsal's start (the snapshot's newest timestamp unless given). */
+  start: string;
+  /** Every pool done and the ClusterVersion Completed; null when something blocks. */
+  finish: string | null;
+  /** The CVO accepted the update (a minor update can be refused by its Upgradeable precondition). */
+  accepted: boolean;
+  pools: PoolForecast[];
+  blockers: Blocker[];
+  nextMinor: { version: string; allowed: boolean; reasons: string[] };
+  /** Virtual seconds simulated and events processed (for the curious; not a promise). */
+  simulatedSeconds: number;
+  events: number;
+}
+
+const pad = (s: string, n: number) => s + " ".repeat(Math.max(0, n - s.length));
+
+export function humanSeconds(s: number | null): string {
+  if (s === null) return "-";
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m}m`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
+}
+
+const clock = (iso: string | null) => (iso === null ? "-" : iso.replace(/:\d{2}(\.\d+)?Z$/, "Z"));
+
+export function renderForecast(f: Forecast): string {
+  const lines: string[] = [];
+  lines.push(`Rehearsal of ${f.current} -> ${f.target} (seed ${f.seed}), starting ${clock(f.start)}`);
+  lines.push(f.accepted ? `Forecast: ${f.finish ? `done at ${clock(f.finish)} (${humanSeconds((Date.parse(f.finish) - Date.parse(f.start)) / 1000)})` : "does not finish: blocked (see below)"}` : "Forecast: the update is not accepted");
+  lines.push("");
+  const header = ["POOL", "NODES", "STATE", "START", "FINISH", "DURATION", "PER NODE"];
+  const rows = f.pools.map((p) => [p.pool, `${p.updatedAtStart}/${p.nodes}`, p.state + (p.paused ? " (paused)" : ""), clock(p.start), clock(p.finish), humanSeconds(p.durationSeconds), `${humanSeconds(p.nodeSeconds)} (${p.pace})`]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)) + 2);
+  for (const r of [header, ...rows]) lines.push(r.map((c, i) => pad(c, widths[i]!)).join("").trimEnd());
+  lines.push("");
+  if (f.blockers.length === 0) lines.push("Blockers: none");
+  else {
+    lines.push("Blockers:");
+    for (const b of f.blockers) {
+      const nodes = b.nodes.length ? ` [${b.nodes.length > 4 ? `${b.nodes.slice(0, 4).join(", ")}, +${b.nodes.length - 4}` : b.nodes.join(", ")}]` : "";
+      lines.push(`  ${b.kind} ${b.subject}${b.pool ? ` (pool ${b.pool})` : ""}${nodes}: ${b.reason}; from ${clock(b.from)} ${b.until ? `until ${clock(b.until)}` : "to the end"}`);
+    }
+  }
+  lines.push("");
+  lines.push(`Next minor ${f.nextMinor.version}: ${f.nextMinor.allowed ? "allowed" : `blocked (${f.nextMinor.reasons.join("; ")})`}`);
+  return lines.join("\n") + "\n";
+}

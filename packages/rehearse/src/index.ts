@@ -1,0 +1,7 @@
+// @lockstep/rehearse: a cluster's snapshot replayed through cluster-sim's actors and Lockstep's lease
+// policy in virtual time, with a forecast (README "Rehearse an update").
+export { rehearse, REHEARSAL_HOLDER, type RehearseOptions } from "./engine.js";
+export { renderForecast, humanSeconds, type Forecast, type PoolForecast, type Blocker, type BlockerKind } from "./forecast.js";
+export { snapshotOf, snapshotTime, SnapshotError, type RehearsalSnapshot } from "./snapshot.js";
+export { loadSnapshotDir, REQUIRED_PARTS, OPTIONAL_PARTS } from "./load-dir.js";
+export { poolPace, timingForPace, defaultNodeSeconds, type PoolPace } from "./history.js";
