@@ -8,6 +8,7 @@ import * as up from "./up.js";
 import * as kubeSim from "./kube-sim.js";
 import * as bootimages from "./bootimages.js";
 import * as sim from "./sim.js";
+import * as rehearse from "./rehearse.js";
 
 // One line per subcommand module; each module exports `register(program)`.
 const modules: Array<{ register(program: Command): void }> = [
@@ -20,6 +21,7 @@ const modules: Array<{ register(program: Command): void }> = [
   kubeSim,
   bootimages,
   sim,
+  rehearse,
 ];
 
 export function registerCommands(program: Command): void {

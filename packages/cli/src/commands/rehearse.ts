@@ -1,0 +1,62 @@
+// `lockstep rehearse --to VERSION --from-dir DIR --case NAME`: the cluster's snapshot replayed in
+// cluster-sim's actors with Lockstep's lease policy, in virtual time, and a forecast (README
+// "Rehearse an update"). CLI only: the rehearsal needs no service, reads a dump and writes nothing.
+// Exit 0 when the forecast finishes, 3 when something blocks it for good.
+import { loadSnapshotDir, rehearse, renderForecast, SnapshotError, type Forecast } from "@lockstep/rehearse";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { versionArg } from "../args.js";
+import { CliError, EXIT } from "../exit-codes.js";
+
+export interface RehearseFlags {
+  to: string;
+  fromDir: string;
+  case: string;
+  seed: number;
+  start?: string;
+  horizon: number;
+  output?: "json";
+}
+
+function intArg(name: string, min: number) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
+    return n;
+  };
+}
+
+function startArg(v: string): string {
+  if (!Number.isFinite(Date.parse(v))) throw new InvalidArgumentError(`not an RFC 3339 time: "${v}" (e.g. 2026-03-02T02:00:00Z)`);
+  return v;
+}
+
+export function runRehearse(flags: RehearseFlags): { text: string; exitCode: number; forecast: Forecast } {
+  let forecast: Forecast;
+  try {
+    const snap = loadSnapshotDir(flags.fromDir, flags.case);
+    forecast = rehearse(snap, { to: flags.to, seed: flags.seed, start: flags.start ? new Date(flags.start) : undefined, horizonHours: flags.horizon });
+  } catch (err) {
+    if (err instanceof SnapshotError) throw new CliError(EXIT.USAGE, err.message);
+    throw err;
+  }
+  const text = flags.output === "json" ? `${JSON.stringify(forecast, null, 2)}\n` : renderForecast(forecast);
+  return { text, exitCode: forecast.finish === null ? EXIT.REFUSED : EXIT.OK, forecast };
+}
+
+export function register(program: Command): void {
+  program
+    .command("rehearse")
+    .description(`replay an update to VERSION on a snapshot of the cluster and forecast it: per pool start, duration and finish, and what blocks (exit ${EXIT.REFUSED} when it does not finish)`)
+    .requiredOption("--to <version>", "the release to rehearse, e.g. 4.16.3", versionArg)
+    .requiredOption("--from-dir <dir>", "directory of YAML dumps in the oc golden layout (<case>-cv.yaml, -co, -mc, -mcp, -node; -pod, -pdb, -lease, -budget when present)")
+    .requiredOption("--case <name>", "the dump's case name (file prefix)")
+    .option("--seed <n>", "seed of the stage jitter (same snapshot and seed, same forecast)", intArg("--seed", 0), 1)
+    .option("--start <time>", "wall-clock start of the rehearsal (default: the snapshot's newest timestamp)", startArg)
+    .option("--horizon <hours>", "simulate at most this long; what still waits then is blocked", intArg("--horizon", 1), 72)
+    .addOption(new Option("-o, --output <format>", "structured output instead of text").choices(["json"]))
+    .action((flags: RehearseFlags) => {
+      const { text, exitCode } = runRehearse(flags);
+      process.stdout.write(text);
+      if (exitCode !== 0) process.exitCode = exitCode;
+    });
+}
