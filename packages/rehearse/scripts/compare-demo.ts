@@ -1,0 +1,62 @@
+// The forecast against an actual run: the demo's cluster (packages/demo DEMO_SPEC's shape) is
+// rehearsed to a z-stream, then the same cluster runs the same update in cluster-sim over kube-sim
+// (real HTTP, scaled wall clock). Prints, per pool, forecast and actual start offset and duration
+// (simulated minutes from the upgrade request) and the error.
+// Run (from packages/rehearse): node --import tsx scripts/compare-demo.ts [timeScale=300] [seed=7]
+import { generateCluster, kubeConfigForUrl, MCO_ANNOTATIONS as A, parseClusterSpec, renderedName, startSimulation } from "@lockstep/cluster-sim";
+import { startKubeSim } from "@lockstep/kube-sim";
+import { rehearse, snapshotOf } from "../src/index.js";
+
+const timeScale = Number(process.argv[2] ?? 300);
+const seed = Number(process.argv[3] ?? 7);
+const TO = "4.15.13";
+const spec = parseClusterSpec({
+  name: "demo",
+  platform: "aws",
+  region: "us-east-2",
+  version: "4.15.12",
+  history: ["4.14.20"],
+  masters: 3,
+  pools: [
+    { name: "worker", size: 6, maxUnavailable: 3 },
+    { name: "infra", size: 2, maxUnavailable: 1, nodeSelector: { "node-role.kubernetes.io/infra": "" } },
+  ],
+  workloads: [
+    { name: "app-worker", pool: "worker", replicas: 6, pdb: { maxUnavailable: 1 } },
+    { name: "app-infra", pool: "infra", replicas: 2, pdb: { maxUnavailable: 1 } },
+  ],
+  bootImageVersion: "4.15.12",
+  seed,
+});
+
+const start = new Date();
+const forecast = rehearse(snapshotOf(generateCluster(spec, start, 1).objects), { to: TO, seed, start });
+
+const kube = await startKubeSim({ crds: "openshift" });
+const sim = await startSimulation({ kc: kubeConfigForUrl(kube.url), spec, timeScale, seed });
+const t0 = Date.now();
+const vmin = (realMs: number) => sim.clock.virtualMs(realMs) / 60_000;
+const started = new Map<string, number>();
+const finished = new Map<string, number>();
+const check = () => {
+  for (const [pool, nodes] of sim.poolMembers()) {
+    const t = renderedName(pool, TO);
+    if (!started.has(pool) && nodes.some((n) => n.metadata.annotations?.[A.desiredConfig] === t)) started.set(pool, Date.now() - t0);
+    if (!finished.has(pool) && nodes.every((n) => n.metadata.annotations?.[A.currentConfig] === t && n.metadata.annotations?.[A.state] === "Done")) finished.set(pool, Date.now() - t0);
+  }
+};
+sim.world.onChange(check);
+await sim.upgrade(TO);
+await sim.waitFor(() => (check(), finished.size === sim.poolMembers().size), 10 * 60_000, "every pool updated");
+await sim.stop();
+await kube.stop();
+
+const f0 = Date.parse(forecast.start);
+console.log(`timeScale ${timeScale}, seed ${seed}: minutes from the upgrade request (simulated)`);
+console.log("pool     forecast start/duration   actual start/duration   error (finish)");
+for (const p of forecast.pools) {
+  const fs = (Date.parse(p.start!) - f0) / 60_000, ff = (Date.parse(p.finish!) - f0) / 60_000;
+  const as = vmin(started.get(p.pool)!), af = vmin(finished.get(p.pool)!);
+  console.log(`${p.pool.padEnd(8)} ${fs.toFixed(1).padStart(6)} / ${(ff - fs).toFixed(1).padStart(5)}         ${as.toFixed(1).padStart(6)} / ${(af - as).toFixed(1).padStart(5)}       ${(ff - af).toFixed(1).padStart(6)} min (${(((ff - af) / af) * 100).toFixed(0)}%)`);
+}
+process.exit(0);
