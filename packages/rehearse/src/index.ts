@@ -4,4 +4,5 @@ export { rehearse, REHEARSAL_HOLDER, type RehearseOptions } from "./engine.js";
 export { renderForecast, humanSeconds, type Forecast, type PoolForecast, type Blocker, type BlockerKind } from "./forecast.js";
 export { snapshotOf, snapshotTime, SnapshotError, type RehearsalSnapshot } from "./snapshot.js";
 export { loadSnapshotDir, REQUIRED_PARTS, OPTIONAL_PARTS } from "./load-dir.js";
+export { loadSnapshotApi } from "./load-api.js";
 export { poolPace, timingForPace, defaultNodeSeconds, type PoolPace } from "./history.js";

@@ -1,7 +1,12 @@
-// `lockstep rehearse` (built CLI) on the oc golden dumps: text and -o json, exit codes, usage errors.
-import { spawnSync } from "node:child_process";
+// `lockstep rehearse` (built CLI) on the oc golden dumps and on a live kube-sim over HTTP: text and
+// -o json, exit codes, usage errors, and no write to the cluster.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { applyObjects, generateCluster, KubeWriter, kubeConfigForUrl, parseClusterSpec } from "@lockstep/cluster-sim";
+import { startKubeSim } from "@lockstep/kube-sim";
 import { describe, expect, it } from "vitest";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -35,4 +40,36 @@ describe("lockstep rehearse", () => {
     expect(missing.stderr).toMatch(/missing nope-cv\.yaml/);
     expect(run("--to", "four", "--from-dir", GOLDEN, "--case", "4.16.0-compact").status).toBe(2);
   });
+});
+
+describe("lockstep rehearse --kubeconfig", () => {
+  it("reads a live cluster (kube-sim over HTTP) and says when the sources are mixed", async () => {
+    const ks = await startKubeSim({ crds: ["openshift", "lockstep"] });
+    const dir = await mkdtemp(join(tmpdir(), "rehearse-"));
+    try {
+      const spec = parseClusterSpec({ name: "live", platform: "aws", version: "4.15.3", masters: 1, pools: [{ name: "worker", size: 2 }] });
+      const writer = new KubeWriter(kubeConfigForUrl(ks.url), 8);
+      await applyObjects(writer, generateCluster(spec).objects);
+      writer.close();
+      await ks.writeKubeconfig(join(dir, "kubeconfig"));
+      const rv = ks.store.resourceVersion;
+      const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+        const p = spawn(process.execPath, [mainJs, "rehearse", "--to", "4.15.4", "--kubeconfig", join(dir, "kubeconfig"), "--start", "2026-03-02T10:00:00Z", "-o", "json"], { env });
+        let stdout = "", stderr = "";
+        p.stdout.on("data", (d) => (stdout += d));
+        p.stderr.on("data", (d) => (stderr += d));
+        p.on("close", (status) => done({ status, stdout, stderr }));
+      });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.stdout).pools.map((p: { pool: string; state: string }) => `${p.pool} ${p.state}`)).toEqual(["master done", "worker done"]);
+      expect(ks.store.resourceVersion).toBe(rv);
+      const both = run("--to", "4.15.4", "--kubeconfig", join(dir, "kubeconfig"), "--from-dir", GOLDEN, "--case", "4.16.0-compact");
+      expect(both.status).toBe(2);
+      expect(both.stderr).toMatch(/give one source/);
+    } finally {
+      await ks.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

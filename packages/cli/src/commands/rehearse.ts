@@ -1,16 +1,19 @@
-// `lockstep rehearse --to VERSION --from-dir DIR --case NAME`: the cluster's snapshot replayed in
-// cluster-sim's actors with Lockstep's lease policy, in virtual time, and a forecast (README
-// "Rehearse an update"). CLI only: the rehearsal needs no service, reads a dump and writes nothing.
+// `lockstep rehearse --to VERSION (--from-dir DIR --case NAME | --kubeconfig FILE)`: the cluster's
+// snapshot replayed in cluster-sim's actors with Lockstep's lease policy, in virtual time, and a
+// forecast (README "Rehearse an update"). CLI only: the rehearsal needs no service, reads a dump or
+// lists the API server (GETs only), and writes nothing.
 // Exit 0 when the forecast finishes, 3 when something blocks it for good.
-import { loadSnapshotDir, rehearse, renderForecast, SnapshotError, type Forecast } from "@lockstep/rehearse";
+import { loadKubeAccess } from "@lockstep/kube";
+import { loadSnapshotApi, loadSnapshotDir, rehearse, renderForecast, SnapshotError, type Forecast, type RehearsalSnapshot } from "@lockstep/rehearse";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { versionArg } from "../args.js";
 import { CliError, EXIT } from "../exit-codes.js";
 
 export interface RehearseFlags {
   to: string;
-  fromDir: string;
-  case: string;
+  fromDir?: string;
+  case?: string;
+  kubeconfig?: string;
   seed: number;
   start?: string;
   horizon: number;
@@ -30,11 +33,28 @@ function startArg(v: string): string {
   return v;
 }
 
-export function runRehearse(flags: RehearseFlags): { text: string; exitCode: number; forecast: Forecast } {
+async function source(flags: RehearseFlags): Promise<{ snap: RehearsalSnapshot; live: boolean }> {
+  const dir = flags.fromDir !== undefined || flags.case !== undefined;
+  if (dir === (flags.kubeconfig !== undefined)) throw new CliError(EXIT.USAGE, "give one source: --from-dir DIR --case NAME, or --kubeconfig FILE");
+  if (dir) {
+    if (flags.fromDir === undefined || flags.case === undefined) throw new CliError(EXIT.USAGE, "--from-dir and --case go together");
+    return { snap: loadSnapshotDir(flags.fromDir, flags.case), live: false };
+  }
+  try {
+    return { snap: await loadSnapshotApi(await loadKubeAccess(flags.kubeconfig)), live: true };
+  } catch (err) {
+    if (err instanceof SnapshotError) throw err;
+    throw new CliError(EXIT.UNREACHABLE, `cannot read the cluster through ${flags.kubeconfig}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+export async function runRehearse(flags: RehearseFlags): Promise<{ text: string; exitCode: number; forecast: Forecast }> {
   let forecast: Forecast;
   try {
-    const snap = loadSnapshotDir(flags.fromDir, flags.case);
-    forecast = rehearse(snap, { to: flags.to, seed: flags.seed, start: flags.start ? new Date(flags.start) : undefined, horizonHours: flags.horizon });
+    const { snap, live } = await source(flags);
+    // A dump starts at its own newest timestamp (reproducible); a live cluster starts now.
+    const start = flags.start ? new Date(flags.start) : live ? new Date() : undefined;
+    forecast = rehearse(snap, { to: flags.to, seed: flags.seed, start, horizonHours: flags.horizon });
   } catch (err) {
     if (err instanceof SnapshotError) throw new CliError(EXIT.USAGE, err.message);
     throw err;
@@ -48,14 +68,15 @@ export function register(program: Command): void {
     .command("rehearse")
     .description(`replay an update to VERSION on a snapshot of the cluster and forecast it: per pool start, duration and finish, and what blocks (exit ${EXIT.REFUSED} when it does not finish)`)
     .requiredOption("--to <version>", "the release to rehearse, e.g. 4.16.3", versionArg)
-    .requiredOption("--from-dir <dir>", "directory of YAML dumps in the oc golden layout (<case>-cv.yaml, -co, -mc, -mcp, -node; -pod, -pdb, -lease, -budget when present)")
-    .requiredOption("--case <name>", "the dump's case name (file prefix)")
+    .option("--from-dir <dir>", "directory of YAML dumps in the oc golden layout (<case>-cv.yaml, -co, -mc, -mcp, -node; -pod, -pdb, -lease, -budget when present)")
+    .option("--case <name>", "the dump's case name (file prefix), with --from-dir")
+    .option("--kubeconfig <file>", "read the cluster from its API server instead (GETs only; nothing is written)")
     .option("--seed <n>", "seed of the stage jitter (same snapshot and seed, same forecast)", intArg("--seed", 0), 1)
-    .option("--start <time>", "wall-clock start of the rehearsal (default: the snapshot's newest timestamp)", startArg)
+    .option("--start <time>", "wall-clock start of the rehearsal (default: a dump's newest timestamp; now for --kubeconfig)", startArg)
     .option("--horizon <hours>", "simulate at most this long; what still waits then is blocked", intArg("--horizon", 1), 72)
     .addOption(new Option("-o, --output <format>", "structured output instead of text").choices(["json"]))
-    .action((flags: RehearseFlags) => {
-      const { text, exitCode } = runRehearse(flags);
+    .action(async (flags: RehearseFlags) => {
+      const { text, exitCode } = await runRehearse(flags);
       process.stdout.write(text);
       if (exitCode !== 0) process.exitCode = exitCode;
     });
