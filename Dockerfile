@@ -20,7 +20,7 @@ RUN pnpm exec turbo run build --filter='./services/*...'
 # Prune to production dependencies (dist/ stays; devDependencies go).
 RUN pnpm install --frozen-lockfile --offline --prod \
  && rm -rf .turbo .tools proto bench test deploy scripts packages/*/src services/*/src \
-      packages/chart-test packages/kube-sim packages/cluster-sim packages/testing packages/cli
+      packages/chart-test packages/kube-sim packages/cluster-sim packages/testing packages/cli packages/rehearse
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production

@@ -1,14 +1,6 @@
 // What the watcher watches and how each object becomes a state-plane snapshot.
 import { nodeSignalKey, stateKey, type NodeState, type StateKindName } from "@lockstep/contracts";
 import { Resources, type ResourceType } from "@lockstep/kube";
-import { normalizeClusterOperator, normalizeClusterVersion, normalizeInfrastructure } from "../normalize/cluster.js";
-import type { Obj } from "../normalize/common.js";
-import { normalizeLease } from "../normalize/lease.js";
-import { normalizeMachineConfig } from "../normalize/machine-config.js";
-import { normalizeBootImages, normalizeMachineSet, normalizePodDisruptionBudget } from "../normalize/machine-set.js";
-import { normalizeNode } from "../normalize/node.js";
-import { normalizeBootImagePolicy, normalizeDisruptionBudget, normalizeNodeDisruptionPolicy } from "../normalize/policy.js";
-import { normalizePool } from "../normalize/pool.js";
 import {
   FENCE_AGENTS_REMEDIATION,
   KURED_LOCK_ANNOTATION,
@@ -16,12 +8,26 @@ import {
   MACHINE,
   machineConfigSignal,
   NODE_MAINTENANCE,
+  normalizeBootImagePolicy,
+  normalizeBootImages,
+  normalizeClusterOperator,
+  normalizeClusterVersion,
+  normalizeDisruptionBudget,
   normalizeFenceAgentsRemediation,
+  normalizeInfrastructure,
+  normalizeLease,
+  normalizeMachineConfig,
+  normalizeMachineSet,
   normalizeMachineSignal,
+  normalizeNode,
+  normalizeNodeDisruptionPolicy,
   normalizeNodeMaintenance,
+  normalizePodDisruptionBudget,
+  normalizePool,
   normalizeSelfNodeRemediation,
+  type Obj,
   SELF_NODE_REMEDIATION,
-} from "../normalize/signals.js";
+} from "@lockstep/normalize";
 
 export interface Watched {
   /** Unique name, used in logs and metrics. */
