@@ -1,7 +1,7 @@
 // The layer rules of docs/DESIGN.md, checked by dependency-cruiser in `npm test`
 // (test/architecture/layers.test.ts) and by hand with `npx depcruise packages services`.
 /** Packages that must stay pure: no network, file, process or client library. */
-const PURE = ["versions", "disruption", "insights", "lease-policy", "normalize"];
+const PURE = ["versions", "disruption", "insights", "lease-policy", "normalize", "skew-rules"];
 /** Tests may start other services as real parts (the watcher fills the state plane from kube-sim). */
 const TESTS = ["\\.test\\.ts$", "/test/"];
 const IO_MODULES = [

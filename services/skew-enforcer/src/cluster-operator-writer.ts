@@ -6,7 +6,7 @@ import { HotLoopGuard, type HotLoopError } from "@lockstep/reconcile";
 import type { Condition } from "@lockstep/contracts";
 import type { Logger } from "pino";
 import { newClusterOperator, observedStatus, statusFingerprint, statusUpdateBody, type Json, type ObservedStatus } from "./cluster-operator-status.js";
-import { clusterOperatorStatusChanged, type ClusterOperatorStatus } from "./skew/index.js";
+import { clusterOperatorStatusChanged, type ClusterOperatorStatus } from "@lockstep/skew-rules";
 
 const GROUP = "config.openshift.io";
 const VERSION = "v1";

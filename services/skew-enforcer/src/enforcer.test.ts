@@ -25,7 +25,7 @@ import type { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REASON_HOT_LOOP, SkewEnforcer } from "./enforcer.js";
 import { skewServiceImpl } from "./grpc.js";
-import { DEFAULT_SKEW_SETTINGS } from "./skew/index.js";
+import { DEFAULT_SKEW_SETTINGS } from "@lockstep/skew-rules";
 
 const MCO = "machineconfiguration.openshift.io/";
 const OLD = "4.15.9";

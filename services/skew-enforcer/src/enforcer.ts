@@ -26,7 +26,7 @@ import {
   type SkewNode,
   type SkewEvaluation,
   type SkewSettings,
-} from "./skew/index.js";
+} from "@lockstep/skew-rules";
 import { bootImagesOf, machineSetOf, SKEW_PROJECTIONS, skewInputs, WATCHED_KINDS, type ViewSettings } from "./view.js";
 
 export { skewServiceImpl, type SkewQueries } from "./grpc.js";
