@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { generateCluster, parseClusterSpec, type KubeObject } from "@lockstep/cluster-sim";
+import { generateCluster, MCO_ANNOTATIONS as A, parseClusterSpec, renderedName, type KubeObject } from "@lockstep/cluster-sim";
 import { encodeLease, nodeLeaseName } from "@lockstep/lease-policy";
 import { describe, expect, it } from "vitest";
 import { rehearse } from "./engine.js";
@@ -69,7 +69,8 @@ describe("rehearse: generated clusters name exactly their blockers", () => {
       ["worker", "done"],
     ]);
     expect(f.finish).not.toBeNull();
-    expect(f.nextMinor).toEqual({ version: "4.16.0", allowed: true, reasons: [] });
+    expect(f.nextMinor).toMatchObject({ version: "4.16.0", allowed: true, kind: "Minor", reasons: [] });
+    expect(f.update).toMatchObject({ allowed: true, kind: "ZStream" });
   });
 
   it("a PodDisruptionBudget that cannot be satisfied", () => {
@@ -128,14 +129,29 @@ describe("rehearse: generated clusters name exactly their blockers", () => {
     expect(Date.parse(f.blockers[0]!.until!)).toBeGreaterThanOrEqual(Date.parse("2026-03-03T02:00:00Z"));
   });
 
-  it("a minor update refused by an operator's Upgradeable=False: the skew block", () => {
-    const objs = cluster();
-    const co = objs.find((o) => o.kind === "ClusterOperator")!;
-    const lockstep = { ...structuredClone(co), metadata: { name: "lockstep" }, status: { ...structuredClone(co.status), conditions: [...co.status.conditions.filter((c: { type: string }) => c.type !== "Upgradeable"), { type: "Upgradeable", status: "False", reason: "PoolsBehind", message: "pool worker is 2 minors behind" }] } };
-    const f = rehearse(snapshotOf([...objs, lockstep]), { to: "4.16.0", seed: 1, start: START });
+  it("a minor update the skew-enforcer blocks: a paused pool still on 4.14", () => {
+    // The worker pool was paused before the 4.15 update: its nodes still run 4.14.20's config.
+    const objs = cluster({ paused: true });
+    const old = renderedName("worker", "4.14.20");
+    const mc = structuredClone(objs.find((o) => o.kind === "MachineConfig" && o.metadata.name === renderedName("worker", "4.15.3"))!);
+    mc.metadata = { ...mc.metadata, name: old, uid: "old-worker", annotations: { ...mc.metadata.annotations, [A.releaseImageVersion]: "4.14.20" } };
+    const pool = objs.find((o) => o.kind === "MachineConfigPool" && o.metadata.name === "worker")!;
+    pool.spec.configuration = { ...pool.spec.configuration, name: old };
+    pool.status = { ...pool.status, configuration: { ...pool.status?.configuration, name: old } };
+    for (const n of objs.filter((o) => o.kind === "Node" && workers(objs).includes(o.metadata.name))) {
+      n.metadata.annotations = { ...n.metadata.annotations, [A.currentConfig]: old, [A.desiredConfig]: old };
+    }
+    const f = rehearse(snapshotOf([...objs, mc]), { to: "4.16.0", seed: 1, start: START });
+    expect(f.update).toMatchObject({ allowed: false, kind: "Minor" });
     expect(f.accepted).toBe(false);
     expect(kinds(f)).toEqual(["skew lockstep"]);
-    expect(f.nextMinor.allowed).toBe(false);
+    expect(f.blockers[0]!.reason).toMatch(/Precondition "ClusterVersionUpgradeable" failed/);
+    // A z-stream is never blocked by skew: it runs, and the paused pool is what remains.
+    const z = rehearse(snapshotOf([...objs, mc]), { to: "4.15.4", seed: 1, start: START });
+    expect(z.accepted).toBe(true);
+    expect(kinds(z)).toEqual(["paused-pool worker"]);
+    expect(z.nextMinor.allowed).toBe(false);
+    expect(z.nextMinor.reasons.length).toBeGreaterThan(0);
   });
 
   it("is deterministic, and the seed moves the stage jitter only", () => {

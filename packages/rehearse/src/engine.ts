@@ -43,10 +43,11 @@ import {
   type PolicyConfig,
   type Waiter,
 } from "@lockstep/lease-policy";
-import type { Blocker, BlockerKind, Forecast, PoolForecast } from "./forecast.js";
+import type { CheckUpgradeResult } from "@lockstep/skew-rules";
+import type { Blocker, BlockerKind, Forecast, PoolForecast, SkewCheck } from "./forecast.js";
 import { defaultNodeSeconds, poolPace, timingForPace, type PoolPace } from "./history.js";
 import { mergeNodeStatus, mergePatch } from "./merge.js";
-import { budgetStateOfObject, leaseNodeOfObject, poolStateOfObject } from "./policy-inputs.js";
+import { budgetStateOfObject, leaseNodeOfObject, poolStateOfObject, skewCheck } from "./policy-inputs.js";
 import { snapshotTime, type RehearsalSnapshot } from "./snapshot.js";
 
 export interface RehearseOptions {
@@ -66,6 +67,8 @@ export interface RehearseOptions {
 
 /** Who the MCO's updates hold their leases as (an adapter holder, as the lease-coordinator's MCO adapter). */
 export const REHEARSAL_HOLDER = "adapter:machine-config-rehearsal";
+/** The skew-enforcer's ClusterOperator: its Upgradeable condition carries the skew verdict to the CVO. */
+export const SKEW_OPERATOR = "lockstep";
 /** A PDB that keeps a drain blocked this long is reported (shorter waits are a rollout's normal pace). */
 const PDB_REPORT_AFTER_S = 600;
 const MAX_EVENTS = 500_000;
@@ -128,6 +131,8 @@ class Rehearsal {
   private readonly poolFinish = new Map<string, number>();
   private readonly updatedAtStart = new Map<string, number>();
   private readonly current: string;
+  private readonly infrastructure: KubeObject | undefined;
+  private updateCheck: CheckUpgradeResult | undefined;
   private podSeq = 0;
 
   constructor(snap: RehearsalSnapshot, private readonly o: RehearseOptions) {
@@ -155,6 +160,7 @@ class Rehearsal {
     }
     this.pdbs = snap.pdbs.map((p) => structuredClone(p));
     this.budgets = snap.budgets.map(budgetStateOfObject);
+    this.infrastructure = snap.infrastructure;
     for (const l of snap.leases) this.leases.seed(l, l.metadata.namespace ?? "", l.metadata.name);
     // The cluster's own pace: since the newest update started (the one the nodes came back from).
     const since = Date.parse(history[0]?.startedTime ?? "");
@@ -169,6 +175,10 @@ class Rehearsal {
   }
 
   run(): Forecast {
+    // The skew-enforcer judges the update on the snapshot and says so on its ClusterOperator; the
+    // CVO's Upgradeable precondition then refuses a blocked minor, as in the cluster.
+    this.updateCheck = this.skew(this.o.to);
+    this.setSkewVerdict(this.updateCheck);
     this.cv.spec = { ...(this.cv.spec ?? {}), desiredUpdate: { version: this.o.to, image: releaseImage(this.o.to), ...(this.o.force ? { force: true } : {}) } };
     const members = this.members();
     for (const [name, pool] of this.pools) {
@@ -192,6 +202,23 @@ class Rehearsal {
       this.settle();
     }
     return this.forecast();
+  }
+
+  private skew(target: string): CheckUpgradeResult {
+    return skewCheck({ clusterVersion: this.cv, infrastructure: this.infrastructure, pools: [...this.pools.values()], nodes: [...this.nodes.values()], machineConfigs: [...this.mcs.values()] }, target, this.o.force ?? false);
+  }
+
+  private setSkewVerdict(c: CheckUpgradeResult): void {
+    const blocked = !c.allowed || c.forced;
+    const existing = this.cos.get(SKEW_OPERATOR);
+    if (!existing && !blocked) return;
+    const co = existing ?? { apiVersion: "config.openshift.io/v1", kind: "ClusterOperator", metadata: { name: SKEW_OPERATOR }, status: { conditions: [] } };
+    const conds = ((co.status?.conditions ?? []) as Array<{ type: string }>).filter((x) => x.type !== "Upgradeable");
+    const cond = blocked
+      ? { type: "Upgradeable", status: "False", reason: c.reasons[0] ?? "Blocked", message: c.message, lastTransitionTime: iso(this.t0) }
+      : { type: "Upgradeable", status: "True", reason: "AsExpected", message: c.message, lastTransitionTime: iso(this.t0) };
+    co.status = { ...(co.status ?? {}), conditions: [...conds, cond] };
+    this.cos.set(SKEW_OPERATOR, co);
   }
 
   // --- time ---------------------------------------------------------------------------------
@@ -230,10 +257,16 @@ class Rehearsal {
     return nodeDone(n) && this.mcVersion(ann(n)[A.currentConfig]) === this.o.to;
   }
 
+  /** Every node of the pool on the target and back in service (uncordoned): the pool reports Updated. */
+  private poolDone(pool: string, ns: readonly KubeObject[]): boolean {
+    const p = this.pools.get(pool);
+    return ns.every((n) => this.onTarget(n)) && p?.status?.configuration?.name === p?.spec?.configuration?.name;
+  }
+
   private finished(): boolean {
     const head = (this.cv.status?.history ?? [])[0];
     if (head?.version !== this.o.to || head.state !== "Completed") return false;
-    for (const ns of this.members().values()) if (!ns.every((n) => this.onTarget(n))) return false;
+    for (const [pool, ns] of this.members()) if (!this.poolDone(pool, ns)) return false;
     return true;
   }
 
@@ -519,7 +552,7 @@ class Rehearsal {
   private trackPools(): void {
     for (const [name, ns] of this.members()) {
       if (this.poolFinish.has(name) || !this.poolStart.has(name)) continue;
-      if (ns.every((n) => this.onTarget(n))) this.poolFinish.set(name, this.t);
+      if (this.poolDone(name, ns)) this.poolFinish.set(name, this.t);
     }
   }
 
@@ -530,7 +563,7 @@ class Rehearsal {
     if (!accepted) {
       const refusal = (this.cv.status?.conditions ?? []).find((c: { type?: string; status?: string }) => c.type === "ReleaseAccepted" && c.status === "False");
       for (const b of upgradeableBlockers([...this.cos.values()])) {
-        const skew = b.name === "lockstep" || /skew/i.test(`${b.reason} ${b.message}`);
+        const skew = b.name === SKEW_OPERATOR;
         this.block(skew ? "skew" : "upgradeable", b.name, undefined, undefined, refusal?.message ?? `${b.reason}: ${b.message}`, this.t0);
       }
     }
@@ -573,11 +606,9 @@ class Rehearsal {
     const finishedAll = this.finished();
     const lastFinish = Math.max(this.t0, ...[...this.poolFinish.values()], Date.parse(((this.cv.status?.history ?? [])[0]?.completionTime as string | undefined) ?? "") || this.t0);
     const nextMinor = nextMinorOf(this.o.to);
-    const upgr = upgradeableBlockers([...this.cos.values()]);
-    const lagging = [...this.pools.keys()].filter((p) => !(members.get(p) ?? []).every((n) => this.onTarget(n))).sort();
-    const reasons = [...upgr.map((b) => `${b.name}: ${b.reason}`)];
-    // The skew-enforcer's own verdict (pool lag in minors) is not replayed: a pool left behind is named, as what it would weigh.
-    if (lagging.length) reasons.push(`pools left behind ${this.o.to}: ${lagging.join(", ")}`);
+    const next = this.skew(nextMinor);
+    // Other operators' Upgradeable=False stay as the snapshot has them (the replay does not re-judge them).
+    const others = upgradeableBlockers([...this.cos.values()].filter((c) => c.metadata.name !== SKEW_OPERATOR)).map((b) => `${b.name}: ${b.reason}`);
     return {
       current: this.current,
       target: this.o.to,
@@ -587,11 +618,17 @@ class Rehearsal {
       accepted,
       pools,
       blockers,
-      nextMinor: { version: nextMinor, allowed: reasons.length === 0, reasons },
+      update: checkOf(this.updateCheck!),
+      nextMinor: { version: nextMinor, ...checkOf(next, others) },
       simulatedSeconds: Math.round((this.t - this.t0) / 1000),
       events: this.events,
     };
   }
+}
+
+function checkOf(c: CheckUpgradeResult, others: string[] = []): SkewCheck {
+  const reasons = [...c.reasons, ...others];
+  return { allowed: c.allowed && others.length === 0, kind: c.kind, reasons, message: c.message, warnings: [...c.warnings] };
 }
 
 function planMax(pool: KubeObject, members: number): number {

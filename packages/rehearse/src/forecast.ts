@@ -17,6 +17,16 @@ export interface Blocker {
   until: string | null;
 }
 
+export interface SkewCheck {
+  allowed: boolean;
+  /** Minor, ZStream, Major, Same, Downgrade. */
+  kind: string;
+  reasons: string[];
+  message: string;
+  /** Boot image and downgrade warnings (never blocking). */
+  warnings: string[];
+}
+
 export interface PoolForecast {
   pool: string;
   nodes: number;
@@ -45,7 +55,10 @@ export interface Forecast {
   accepted: boolean;
   pools: PoolForecast[];
   blockers: Blocker[];
-  nextMinor: { version: string; allowed: boolean; reasons: string[] };
+  /** The skew-enforcer's check of this update on the snapshot (its verdict is what the CVO's precondition enforces). */
+  update: SkewCheck;
+  /** The same check of the next minor on the rehearsed end state, plus other operators' Upgradeable=False. */
+  nextMinor: SkewCheck & { version: string };
   /** Virtual seconds simulated and events processed (for the curious; not a promise). */
   simulatedSeconds: number;
   events: number;
@@ -81,6 +94,8 @@ export function renderForecast(f: Forecast): string {
     }
   }
   lines.push("");
-  lines.push(`Next minor ${f.nextMinor.version}: ${f.nextMinor.allowed ? "allowed" : `blocked (${f.nextMinor.reasons.join("; ")})`}`);
+  lines.push(`Next minor ${f.nextMinor.version}: ${f.nextMinor.allowed ? "allowed" : `blocked (${f.nextMinor.reasons.join(", ")})`}`);
+  if (!f.nextMinor.allowed && f.nextMinor.message) lines.push(`  ${f.nextMinor.message}`);
+  for (const w of [...new Set([...f.update.warnings, ...f.nextMinor.warnings])]) lines.push(`Warning: ${w}`);
   return lines.join("\n") + "\n";
 }

@@ -1,68 +1,34 @@
-// API objects → what the lease policy reads (@lockstep/lease-policy's ObservedState). Field mapping
-// only, as the watcher's normaliser does for the state plane; every rule stays in lease-policy.
+// API objects → what the lease policy and the skew rules read: the watcher's own normaliser
+// (@lockstep/normalize), then each consumer's projection, exactly as the services get them from
+// the state plane.
 import type { KubeObject } from "@lockstep/cluster-sim";
-import type { DisruptionBudgetState, LabelSelector, PoolState } from "@lockstep/contracts";
-import type { LeaseNode } from "@lockstep/lease-policy";
+import type { DisruptionBudgetState, PoolState } from "@lockstep/contracts";
+import { leaseNodeOf, type LeaseNode } from "@lockstep/lease-policy";
+import { normalizeClusterVersion, normalizeDisruptionBudget, normalizeInfrastructure, normalizeMachineConfig, normalizeNode, normalizePool, type Obj } from "@lockstep/normalize";
+import { DEFAULT_SKEW_SETTINGS, checkUpgrade, evaluateSkew, skewMachineConfigOf, skewNodeOf, type CheckUpgradeResult, type SkewSettings } from "@lockstep/skew-rules";
 
-const str = (v: unknown): string => (typeof v === "string" ? v : typeof v === "number" ? String(v) : "");
-const strMap = (v: unknown): Record<string, string> => {
-  const out: Record<string, string> = {};
-  if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) if (typeof x === "string") out[k] = x;
-  return out;
-};
+export const leaseNodeOfObject = (n: KubeObject): LeaseNode => leaseNodeOf(normalizeNode(n as Obj));
+export const poolStateOfObject = (p: KubeObject): PoolState => normalizePool(p as Obj);
+export const budgetStateOfObject = (b: KubeObject): DisruptionBudgetState => normalizeDisruptionBudget(b as Obj);
 
-function selector(v: unknown): LabelSelector | undefined {
-  if (!v || typeof v !== "object") return undefined;
-  const s = v as { matchLabels?: unknown; matchExpressions?: unknown };
-  const exprs = Array.isArray(s.matchExpressions) ? (s.matchExpressions as Array<Record<string, unknown>>) : [];
-  return { matchLabels: strMap(s.matchLabels), matchExpressions: exprs.map((e) => ({ key: str(e.key), operator: str(e.operator), values: Array.isArray(e.values) ? e.values.map(str) : [] })) };
+export interface SkewWorld {
+  clusterVersion: KubeObject;
+  infrastructure?: KubeObject | undefined;
+  pools: readonly KubeObject[];
+  nodes: readonly KubeObject[];
+  machineConfigs: readonly KubeObject[];
 }
 
-export function leaseNodeOfObject(n: KubeObject): LeaseNode {
-  const conds = Array.isArray(n.status?.conditions) ? (n.status.conditions as Array<{ type?: string; status?: string }>) : [];
-  const ready = conds.find((c) => c.type === "Ready");
-  return {
-    name: n.metadata.name,
-    uid: str(n.metadata.uid) || `uid-${n.metadata.name}`,
-    labels: strMap(n.metadata.labels),
-    unschedulable: n.spec?.unschedulable === true,
-    deletionTime: undefined,
-    conditions: ready ? [{ type: "Ready", status: str(ready.status) }] : [],
-  };
-}
-
-export function poolStateOfObject(p: KubeObject): PoolState {
-  const sel = selector(p.spec?.nodeSelector);
-  return {
-    name: p.metadata.name,
-    uid: str(p.metadata.uid),
-    generation: str(p.metadata.generation ?? "1"),
-    labels: strMap(p.metadata.labels),
-    nodeSelector: sel,
-    nodeSelectorPresent: sel !== undefined,
-    paused: p.spec?.paused === true,
-    maxUnavailable: str(p.spec?.maxUnavailable),
-    targetConfig: str(p.spec?.configuration?.name),
-    currentConfig: str(p.status?.configuration?.name),
-    counters: undefined,
-    conditions: [],
-    observedGeneration: str(p.status?.observedGeneration ?? ""),
-    newestImageEquivalentConfig: "",
-    layered: false,
-  };
-}
-
-export function budgetStateOfObject(b: KubeObject): DisruptionBudgetState {
-  const spec = (b.spec ?? {}) as Record<string, unknown>;
-  const schedules = Array.isArray(spec.schedules) ? (spec.schedules as Array<Record<string, unknown>>) : [];
-  return {
-    name: b.metadata.name,
-    uid: str(b.metadata.uid),
-    generation: str(b.metadata.generation ?? "1"),
-    pool: str(spec.pool),
-    nodeSelector: selector(spec.nodeSelector),
-    maxDisrupted: str(spec.maxDisrupted),
-    schedules: schedules.map((s) => ({ cron: str(s.cron), duration: str(s.duration), timeZone: str(s.timeZone), maxDisrupted: str(s.maxDisrupted) })),
-    operations: Array.isArray(spec.operations) ? spec.operations.map(str) : [],
-  };
+/** The skew-enforcer's answer to "would an update to `target` be accepted?" on this state. */
+export function skewCheck(w: SkewWorld, target: string, force = false, settings: SkewSettings = DEFAULT_SKEW_SETTINGS): CheckUpgradeResult {
+  const evaluation = evaluateSkew({
+    clusterVersion: normalizeClusterVersion(w.clusterVersion as Obj),
+    infrastructure: w.infrastructure ? normalizeInfrastructure(w.infrastructure as Obj) : undefined,
+    pools: w.pools.map((p) => normalizePool(p as Obj)),
+    nodes: w.nodes.map((n) => skewNodeOf(normalizeNode(n as Obj))),
+    machineConfigs: new Map(w.machineConfigs.map((m) => [m.metadata.name, skewMachineConfigOf(normalizeMachineConfig(m as Obj))])),
+    bootImagePolicy: undefined,
+    settings,
+  });
+  return checkUpgrade(evaluation, target, force);
 }

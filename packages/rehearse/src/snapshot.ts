@@ -14,6 +14,8 @@ export interface RehearsalSnapshot {
   leases: KubeObject[];
   /** Lockstep DisruptionBudgets (budgets and their windows). */
   budgets: KubeObject[];
+  /** Infrastructure `cluster` (platform, topology: the boot image rules read it), when present. */
+  infrastructure?: KubeObject | undefined;
 }
 
 export class SnapshotError extends Error {
@@ -23,7 +25,7 @@ export class SnapshotError extends Error {
   }
 }
 
-const KINDS: Record<string, keyof Omit<RehearsalSnapshot, "clusterVersion"> | "clusterVersion"> = {
+const KINDS: Record<string, keyof Omit<RehearsalSnapshot, "clusterVersion" | "infrastructure"> | "clusterVersion" | "infrastructure"> = {
   ClusterVersion: "clusterVersion",
   ClusterOperator: "clusterOperators",
   MachineConfig: "machineConfigs",
@@ -33,16 +35,19 @@ const KINDS: Record<string, keyof Omit<RehearsalSnapshot, "clusterVersion"> | "c
   PodDisruptionBudget: "pdbs",
   Lease: "leases",
   DisruptionBudget: "budgets",
+  Infrastructure: "infrastructure",
 };
 
 /** Sorts objects by kind (others are ignored); exactly one ClusterVersion, at least one pool and node. */
 export function snapshotOf(objects: readonly KubeObject[]): RehearsalSnapshot {
   const cvs: KubeObject[] = [];
-  const out: Omit<RehearsalSnapshot, "clusterVersion"> = { clusterOperators: [], machineConfigs: [], pools: [], nodes: [], pods: [], pdbs: [], leases: [], budgets: [] };
+  let infrastructure: KubeObject | undefined;
+  const out: Omit<RehearsalSnapshot, "clusterVersion" | "infrastructure"> = { clusterOperators: [], machineConfigs: [], pools: [], nodes: [], pods: [], pdbs: [], leases: [], budgets: [] };
   for (const o of objects) {
     const part = KINDS[o.kind ?? ""];
     if (part === undefined) continue;
     if (part === "clusterVersion") cvs.push(o);
+    else if (part === "infrastructure") infrastructure = o.metadata.name === "cluster" || !infrastructure ? structuredClone(o) : infrastructure;
     else out[part].push(structuredClone(o));
   }
   const problems: string[] = [];
@@ -50,7 +55,7 @@ export function snapshotOf(objects: readonly KubeObject[]): RehearsalSnapshot {
   if (out.pools.length === 0) problems.push("no MachineConfigPool");
   if (out.nodes.length === 0) problems.push("no Node");
   if (problems.length) throw new SnapshotError(`not a cluster snapshot: ${problems.join("; ")}`);
-  return { clusterVersion: structuredClone(cvs[0]!), ...out };
+  return { clusterVersion: structuredClone(cvs[0]!), ...out, ...(infrastructure ? { infrastructure } : {}) };
 }
 
 const STAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

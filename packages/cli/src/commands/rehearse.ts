@@ -68,7 +68,7 @@ export function register(program: Command): void {
     .command("rehearse")
     .description(`replay an update to VERSION on a snapshot of the cluster and forecast it: per pool start, duration and finish, and what blocks (exit ${EXIT.REFUSED} when it does not finish)`)
     .requiredOption("--to <version>", "the release to rehearse, e.g. 4.16.3", versionArg)
-    .option("--from-dir <dir>", "directory of YAML dumps in the oc golden layout (<case>-cv.yaml, -co, -mc, -mcp, -node; -pod, -pdb, -lease, -budget when present)")
+    .option("--from-dir <dir>", "directory of YAML dumps in the oc golden layout (<case>-cv.yaml, -co, -mc, -mcp, -node; -pod, -pdb, -lease, -budget, -infra when present)")
     .option("--case <name>", "the dump's case name (file prefix), with --from-dir")
     .option("--kubeconfig <file>", "read the cluster from its API server instead (GETs only; nothing is written)")
     .option("--seed <n>", "seed of the stage jitter (same snapshot and seed, same forecast)", intArg("--seed", 0), 1)
