@@ -69,7 +69,7 @@ describe("rehearse: generated clusters name exactly their blockers", () => {
       ["worker", "done"],
     ]);
     expect(f.finish).not.toBeNull();
-    expect(f.nextMinor).toMatchObject({ version: "4.16.0", allowed: true, kind: "Minor", reasons: [] });
+    expect(f.nextMinor).toMatchObject({ version: "4.16.0", allowed: true, kind: "Minor", reasons: [], operators: [] });
     expect(f.update).toMatchObject({ allowed: true, kind: "ZStream" });
   });
 

@@ -43,6 +43,7 @@ import {
   type PolicyConfig,
   type Waiter,
 } from "@lockstep/lease-policy";
+import { computeDecision, type EffectiveRules } from "@lockstep/disruption";
 import type { CheckUpgradeResult } from "@lockstep/skew-rules";
 import type { Blocker, BlockerKind, Forecast, PoolForecast, SkewCheck } from "./forecast.js";
 import { defaultNodeSeconds, poolPace, timingForPace, type PoolPace } from "./history.js";
@@ -63,6 +64,12 @@ export interface RehearseOptions {
   policy?: PolicyConfig;
   /** As `oc adm upgrade --force`: a minor update refused by the Upgradeable precondition goes ahead. */
   force?: boolean;
+  /**
+   * The node disruption policies in force (defaults merged with the cluster's; disruptionRules()).
+   * With them, a pending config change within one release applies as the policies say (no drain, no
+   * reboot when they allow it); without them every change drains and reboots, as cluster-sim's daemon.
+   */
+  disruption?: EffectiveRules;
 }
 
 /** Who the MCO's updates hold their leases as (an adapter holder, as the lease-coordinator's MCO adapter). */
@@ -134,6 +141,8 @@ class Rehearsal {
   private readonly infrastructure: KubeObject | undefined;
   private updateCheck: CheckUpgradeResult | undefined;
   private podSeq = 0;
+  private readonly decisions = new Map<string, { drain: boolean; reboot: boolean; actions: string[] } | undefined>();
+  private readonly poolChange = new Map<string, { from: string; to: string; actions: string[]; drain: boolean; reboot: boolean }>();
 
   constructor(snap: RehearsalSnapshot, private readonly o: RehearseOptions) {
     this.t0 = (o.start ?? snapshotTime(snap) ?? new Date(0)).getTime();
@@ -464,10 +473,52 @@ class Rehearsal {
     });
   }
 
+  /**
+   * What the node disruption policies make of this node's pending change: only for a change within
+   * one release (an OS update always reboots) between two configs the snapshot holds in full.
+   */
+  private decision(node: KubeObject): { drain: boolean; reboot: boolean; actions: string[] } | undefined {
+    const rules = this.o.disruption;
+    const cur = ann(node)[A.currentConfig] ?? "";
+    const des = ann(node)[A.desiredConfig] ?? "";
+    if (!rules || !cur || !des || cur === des) return undefined;
+    const key = `${cur} -> ${des}`;
+    if (this.decisions.has(key)) return this.decisions.get(key);
+    const from = this.mcs.get(cur);
+    const to = this.mcs.get(des);
+    let out: { drain: boolean; reboot: boolean; actions: string[] } | undefined;
+    if (from?.spec && to?.spec && this.mcVersion(cur) === this.mcVersion(des)) {
+      try {
+        const d = computeDecision(from, to, rules, { controlPlaneTopology: this.infrastructure?.status?.controlPlaneTopology ?? "" });
+        // An undecidable change fails the update upstream; here it takes the safe path (drain, reboot).
+        out = d.error ? undefined : { drain: d.drain, reboot: d.reboot, actions: d.actions.map((a) => [a.type, a.reload?.serviceName ?? a.restart?.serviceName].filter(Boolean).join(" ")) };
+      } catch {
+        out = undefined;
+      }
+    }
+    this.decisions.set(key, out);
+    const pool = this.poolOf(node.metadata.name);
+    if (out && !this.poolChange.has(pool)) this.poolChange.set(pool, { from: cur, to: des, ...out });
+    return out;
+  }
+
   private runDaemon(name: string): void {
     const node = this.nodes.get(name);
     const stage = node && daemonStage(node);
     if (!node || !stage) return;
+    const d = stage === "mcd-request-drain" || stage === "mcd-reboot" ? this.decision(node) : undefined;
+    const des = ann(node)[A.desiredConfig] ?? "";
+    if (d && stage === "mcd-request-drain" && !d.drain) {
+      // No drain: the daemon goes straight on (the node is never cordoned).
+      node.metadata.annotations = { ...ann(node), [A.desiredDrain]: `drain-${des}`, [A.lastAppliedDrain]: `drain-${des}` };
+      return;
+    }
+    if (d && stage === "mcd-reboot" && !d.reboot) {
+      // No reboot: the files are written, services reloaded or restarted, and the node is done.
+      const done = daemonWrite("mcd-complete", node, { now: rfc(this.t), versionOf: (c) => this.mcVersion(c), nodeInfo, rebootingState: true });
+      Object.assign(node, mergePatch(node, done.node));
+      return;
+    }
     const w = daemonWrite(stage, node, { now: rfc(this.t), versionOf: (c) => this.mcVersion(c), nodeInfo, rebootingState: true });
     if (w.status) node.status = mergeNodeStatus(node.status, (w.status as { status: Record<string, unknown> }).status);
     if (w.node) Object.assign(node, mergePatch(node, w.node));
@@ -489,7 +540,7 @@ class Rehearsal {
     node.spec = { ...node.spec, unschedulable: true };
     const blockedBy = new Map<string, string>();
     for (const [key, pod] of [...this.pods]) {
-      if (pod.spec?.nodeName !== name || !drainable(pod)) continue;
+      if (pod.spec?.nodeName !== name || !drainable(pod) || pod.metadata.deletionTimestamp) continue;
       const refusing = this.pdbs.map((pdb) => ({ pdb, s: computePdbStatus(pdb, [...this.pods.values()], rfc(this.t)) as { disruptionsAllowed: number; currentHealthy: number; desiredHealthy: number; expectedPods: number } })).filter(({ pdb, s }) => s.disruptionsAllowed <= 0 && (computePdbStatus(pdb, [pod], rfc(this.t)) as { expectedPods: number }).expectedPods > 0);
       if (refusing.length) {
         for (const { pdb, s } of refusing) blockedBy.set(`${pdb.metadata.namespace}/${pdb.metadata.name}`, `PodDisruptionBudget allows no disruption (${s.currentHealthy} healthy, ${s.desiredHealthy} required, of ${s.expectedPods} pods)`);
@@ -509,6 +560,7 @@ class Rehearsal {
     if (blockedBy.size > 0 && elapsed >= timing.drainTimeout && ann(node)[A.state] !== MCD.degraded) {
       node.metadata.annotations = { ...ann(node), [A.state]: MCD.degraded, [A.reason]: drainTimeoutReason(name, timing.drainTimeout) };
     }
+    // Evictions accepted: wait for the pods to go (every 2 s). Blocked: retry every minute, every 5 after 10.
     const retry = blockedBy.size === 0 ? 2 : elapsed >= timing.drainSlowAfter ? timing.drainRetrySlow : timing.drainRetry;
     const untilTimeout = timing.drainTimeout - elapsed;
     const next = blockedBy.size > 0 && untilTimeout > 0 ? Math.min(retry, untilTimeout) : retry;
@@ -520,28 +572,36 @@ class Rehearsal {
     });
   }
 
-  /** An accepted eviction: the pod goes; its controller's replacement lands on another schedulable node of the pool and turns Ready later. */
+  /**
+   * An accepted eviction, as kube-sim and cluster-sim's pod actors play it: the pod turns Terminating
+   * (no longer healthy; the drain waits for it) and is gone after the kubelet's pod-delete stage; its
+   * controller's replacement lands on the least loaded schedulable node of the pool after the
+   * recreate stage and turns Ready after the pod-ready stage.
+   */
   private evict(key: string, pod: KubeObject, pool: string): void {
-    this.pods.delete(key);
+    pod.metadata = { ...pod.metadata, deletionTimestamp: rfc(this.t) };
+    this.schedule(`pod-delete/${key}`, this.t + this.stageMs(pool, (t) => t.podDelete, `${key}/delete`), () => this.pods.delete(key));
     if (!(pod.metadata.ownerReferences ?? []).length) return;
+    const rkey = `${pod.metadata.namespace}/${pod.metadata.name}-r${++this.podSeq}`;
+    this.schedule(`pod-create/${rkey}`, this.t + this.stageMs(pool, (t) => t.podRecreate, `${rkey}/recreate`), () => this.replace(rkey, pod, pool));
+  }
+
+  private replace(rkey: string, pod: KubeObject, pool: string): void {
     const members = this.members().get(pool) ?? [];
-    const load = (n: string) => [...this.pods.values()].filter((p) => p.spec?.nodeName === n).length;
+    const load = (n: string) => [...this.pods.values()].filter((p) => p.spec?.nodeName === n && !p.metadata.deletionTimestamp).length;
     const target = members
       .filter((n) => n.spec?.unschedulable !== true && (n.status?.conditions ?? []).some((c: { type?: string; status?: string }) => c.type === "Ready" && c.status === "True"))
       .map((n) => n.metadata.name)
       .sort((a, b) => load(a) - load(b) || (a < b ? -1 : 1))[0];
-    const name = `${pod.metadata.name}-r${++this.podSeq}`;
-    const replacement: KubeObject = {
-      ...structuredClone(pod),
-      metadata: { ...structuredClone(pod.metadata), name, uid: `rehearsal-${name}`, deletionTimestamp: undefined },
-      spec: { ...pod.spec, nodeName: target },
-      status: { phase: "Pending", conditions: [{ type: "Ready", status: "False" }] },
-    };
-    const rkey = `${pod.metadata.namespace}/${name}`;
-    this.pods.set(rkey, replacement);
-    if (target === undefined) return;
-    const ms = this.stageMs(pool, (t) => t.podRecreate, `${rkey}/recreate`) + this.stageMs(pool, (t) => t.podReady, `${rkey}/ready`);
-    this.schedule(`pod/${rkey}`, this.t + ms, () => {
+    if (target === undefined) {
+      // Nowhere to run yet: the controller tries again (cluster-sim's replica controller: every 30 s).
+      this.schedule(`pod-create/${rkey}`, this.t + 30_000, () => this.replace(rkey, pod, pool));
+      return;
+    }
+    const name = rkey.slice(rkey.indexOf("/") + 1);
+    const { deletionTimestamp: _gone, ...meta } = structuredClone(pod.metadata);
+    this.pods.set(rkey, { ...structuredClone(pod), metadata: { ...meta, name, uid: `rehearsal-${name}` }, spec: { ...pod.spec, nodeName: target }, status: { phase: "Pending", conditions: [{ type: "Ready", status: "False" }] } });
+    this.schedule(`pod-ready/${rkey}`, this.t + this.stageMs(pool, (t) => t.podReady, `${rkey}/ready`), () => {
       const p = this.pods.get(rkey);
       if (p) p.status = { phase: "Running", conditions: [{ type: "Ready", status: "True" }] };
     });
@@ -598,6 +658,7 @@ class Rehearsal {
         durationSeconds: start !== undefined && finish !== undefined ? Math.round((finish - start) / 1000) : null,
         nodeSeconds: Math.round(pace.nodeSeconds ?? defaultNodeSeconds(this.timingOf.get(name) ?? this.base)),
         pace: pace.source,
+        ...(this.poolChange.has(name) ? { configChange: this.poolChange.get(name)! } : {}),
       };
     });
     const blockers: Blocker[] = [...this.blockers.values()]
@@ -608,7 +669,7 @@ class Rehearsal {
     const nextMinor = nextMinorOf(this.o.to);
     const next = this.skew(nextMinor);
     // Other operators' Upgradeable=False stay as the snapshot has them (the replay does not re-judge them).
-    const others = upgradeableBlockers([...this.cos.values()].filter((c) => c.metadata.name !== SKEW_OPERATOR)).map((b) => `${b.name}: ${b.reason}`);
+    const others = upgradeableBlockers([...this.cos.values()].filter((c) => c.metadata.name !== SKEW_OPERATOR)).map((b) => `${b.name}: ${b.reason}`).sort();
     return {
       current: this.current,
       target: this.o.to,
@@ -619,16 +680,15 @@ class Rehearsal {
       pools,
       blockers,
       update: checkOf(this.updateCheck!),
-      nextMinor: { version: nextMinor, ...checkOf(next, others) },
+      nextMinor: { version: nextMinor, ...checkOf(next), allowed: next.allowed && others.length === 0, operators: others },
       simulatedSeconds: Math.round((this.t - this.t0) / 1000),
       events: this.events,
     };
   }
 }
 
-function checkOf(c: CheckUpgradeResult, others: string[] = []): SkewCheck {
-  const reasons = [...c.reasons, ...others];
-  return { allowed: c.allowed && others.length === 0, kind: c.kind, reasons, message: c.message, warnings: [...c.warnings] };
+function checkOf(c: CheckUpgradeResult): SkewCheck {
+  return { allowed: c.allowed, kind: c.kind, reasons: [...c.reasons], message: c.message, warnings: [...c.warnings] };
 }
 
 function planMax(pool: KubeObject, members: number): number {

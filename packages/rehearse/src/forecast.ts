@@ -41,6 +41,8 @@ export interface PoolForecast {
   /** Mean seconds of one node's update used for this pool, and where the figure comes from. */
   nodeSeconds: number;
   pace: "history" | "simulator";
+  /** A config change within the release, as the node disruption policies apply it (drain? reboot?). */
+  configChange?: { from: string; to: string; actions: string[]; drain: boolean; reboot: boolean };
 }
 
 export interface Forecast {
@@ -57,8 +59,12 @@ export interface Forecast {
   blockers: Blocker[];
   /** The skew-enforcer's check of this update on the snapshot (its verdict is what the CVO's precondition enforces). */
   update: SkewCheck;
-  /** The same check of the next minor on the rehearsed end state, plus other operators' Upgradeable=False. */
-  nextMinor: SkewCheck & { version: string };
+  /**
+   * The same check of the next minor on the rehearsed end state. `allowed` also needs no other
+   * operator reporting Upgradeable=False: those are carried from the snapshot as they are (the replay
+   * does not re-judge other operators), listed in `operators`.
+   */
+  nextMinor: SkewCheck & { version: string; operators: string[] };
   /** Virtual seconds simulated and events processed (for the curious; not a promise). */
   simulatedSeconds: number;
   events: number;
@@ -84,6 +90,10 @@ export function renderForecast(f: Forecast): string {
   const rows = f.pools.map((p) => [p.pool, `${p.updatedAtStart}/${p.nodes}`, p.state + (p.paused ? " (paused)" : ""), clock(p.start), clock(p.finish), humanSeconds(p.durationSeconds), `${humanSeconds(p.nodeSeconds)} (${p.pace})`]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)) + 2);
   for (const r of [header, ...rows]) lines.push(r.map((c, i) => pad(c, widths[i]!)).join("").trimEnd());
+  for (const p of f.pools.filter((x) => x.configChange)) {
+    const c = p.configChange!;
+    lines.push(`Pool ${p.pool}: config change ${c.from} -> ${c.to}: ${c.actions.join(", ")} (${c.drain ? "drain" : "no drain"}, ${c.reboot ? "reboot" : "no reboot"})`);
+  }
   lines.push("");
   if (f.blockers.length === 0) lines.push("Blockers: none");
   else {
@@ -94,8 +104,10 @@ export function renderForecast(f: Forecast): string {
     }
   }
   lines.push("");
-  lines.push(`Next minor ${f.nextMinor.version}: ${f.nextMinor.allowed ? "allowed" : `blocked (${f.nextMinor.reasons.join(", ")})`}`);
-  if (!f.nextMinor.allowed && f.nextMinor.message) lines.push(`  ${f.nextMinor.message}`);
+  const nm = f.nextMinor;
+  lines.push(`Next minor ${nm.version}: ${nm.allowed ? "allowed" : `blocked (${[...nm.reasons, ...nm.operators.map((o) => o.split(":")[0])].join(", ")})`}`);
+  if (nm.reasons.length && nm.message) lines.push(`  skew-enforcer: ${nm.message}`);
+  if (nm.operators.length) lines.push(`  operators reporting Upgradeable=False in the snapshot (carried as they are): ${nm.operators.join("; ")}`);
   for (const w of [...new Set([...f.update.warnings, ...f.nextMinor.warnings])]) lines.push(`Warning: ${w}`);
   return lines.join("\n") + "\n";
 }

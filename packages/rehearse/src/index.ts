@@ -6,3 +6,5 @@ export { snapshotOf, snapshotTime, SnapshotError, type RehearsalSnapshot } from 
 export { loadSnapshotDir, REQUIRED_PARTS, OPTIONAL_PARTS } from "./load-dir.js";
 export { loadSnapshotApi } from "./load-api.js";
 export { poolPace, timingForPace, defaultNodeSeconds, type PoolPace } from "./history.js";
+export { disruptionRules } from "./disruption-rules.js";
+export { skewCheck } from "./policy-inputs.js";

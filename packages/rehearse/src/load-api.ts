@@ -19,7 +19,7 @@ async function list(http: KubeHttp, r: ResourceType, namespace?: string): Promis
 
 export async function loadSnapshotApi(kc: KubeConfigLike, policy: PolicyConfig = DEFAULT_POLICY as PolicyConfig): Promise<RehearsalSnapshot> {
   const http = new KubeHttp(kc, 8);
-  const [cv, co, mc, mcp, nodes, pdbs, budgets, infra] = await Promise.all([
+  const [cv, co, mc, mcp, nodes, pdbs, budgets, ndps, infra] = await Promise.all([
     list(http, Resources.clusterVersion),
     list(http, Resources.clusterOperator),
     list(http, Resources.machineConfig),
@@ -27,6 +27,7 @@ export async function loadSnapshotApi(kc: KubeConfigLike, policy: PolicyConfig =
     list(http, Resources.node),
     list(http, Resources.podDisruptionBudget),
     list(http, Resources.disruptionBudget),
+    list(http, Resources.nodeDisruptionPolicy),
     list(http, Resources.infrastructure),
   ]);
   const podNamespaces = [...new Set(pdbs.map((p) => p.metadata.namespace ?? ""))].sort();
@@ -35,5 +36,5 @@ export async function loadSnapshotApi(kc: KubeConfigLike, policy: PolicyConfig =
     Promise.all(podNamespaces.map((ns) => list(http, Resources.pod, ns))).then((l) => l.flat()),
     Promise.all(leaseNamespaces.map((ns) => list(http, Resources.lease, ns))).then((l) => l.flat()),
   ]);
-  return snapshotOf([...cv, ...co, ...mc, ...mcp, ...nodes, ...pdbs, ...budgets, ...infra, ...pods, ...leases]);
+  return snapshotOf([...cv, ...co, ...mc, ...mcp, ...nodes, ...pdbs, ...budgets, ...ndps, ...infra, ...pods, ...leases]);
 }

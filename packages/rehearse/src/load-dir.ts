@@ -1,5 +1,6 @@
 // `--from-dir DIR --case NAME`: the oc golden layout, `<case>-cv.yaml`, `-co`, `-mc`, `-mcp`, `-node`,
-// plus `-pod`, `-pdb`, `-lease`, `-budget` and `-infra` when present. Read-only.
+// plus `-pod`, `-pdb`, `-lease`, `-budget`, `-ndp` (NodeDisruptionPolicies) and `-infra` when
+// present. Read-only.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseObjects, type KubeObject } from "@lockstep/kube-sim";
@@ -7,7 +8,7 @@ import type { KubeObject as SimObject } from "@lockstep/cluster-sim";
 import { SnapshotError, snapshotOf, type RehearsalSnapshot } from "./snapshot.js";
 
 export const REQUIRED_PARTS = ["cv", "mcp", "node"] as const;
-export const OPTIONAL_PARTS = ["co", "mc", "pod", "pdb", "lease", "budget", "infra"] as const;
+export const OPTIONAL_PARTS = ["co", "mc", "pod", "pdb", "lease", "budget", "ndp", "infra"] as const;
 
 export function loadSnapshotDir(dir: string, caseName: string): RehearsalSnapshot {
   const objects: KubeObject[] = [];

@@ -14,6 +14,8 @@ export interface RehearsalSnapshot {
   leases: KubeObject[];
   /** Lockstep DisruptionBudgets (budgets and their windows). */
   budgets: KubeObject[];
+  /** Lockstep NodeDisruptionPolicies of the cluster (merged over the shipped defaults). */
+  nodeDisruptionPolicies: KubeObject[];
   /** Infrastructure `cluster` (platform, topology: the boot image rules read it), when present. */
   infrastructure?: KubeObject | undefined;
 }
@@ -35,6 +37,7 @@ const KINDS: Record<string, keyof Omit<RehearsalSnapshot, "clusterVersion" | "in
   PodDisruptionBudget: "pdbs",
   Lease: "leases",
   DisruptionBudget: "budgets",
+  NodeDisruptionPolicy: "nodeDisruptionPolicies",
   Infrastructure: "infrastructure",
 };
 
@@ -42,7 +45,7 @@ const KINDS: Record<string, keyof Omit<RehearsalSnapshot, "clusterVersion" | "in
 export function snapshotOf(objects: readonly KubeObject[]): RehearsalSnapshot {
   const cvs: KubeObject[] = [];
   let infrastructure: KubeObject | undefined;
-  const out: Omit<RehearsalSnapshot, "clusterVersion" | "infrastructure"> = { clusterOperators: [], machineConfigs: [], pools: [], nodes: [], pods: [], pdbs: [], leases: [], budgets: [] };
+  const out: Omit<RehearsalSnapshot, "clusterVersion" | "infrastructure"> = { clusterOperators: [], machineConfigs: [], pools: [], nodes: [], pods: [], pdbs: [], leases: [], budgets: [], nodeDisruptionPolicies: [] };
   for (const o of objects) {
     const part = KINDS[o.kind ?? ""];
     if (part === undefined) continue;

@@ -4,7 +4,7 @@
 // lists the API server (GETs only), and writes nothing.
 // Exit 0 when the forecast finishes, 3 when something blocks it for good.
 import { loadKubeAccess } from "@lockstep/kube";
-import { loadSnapshotApi, loadSnapshotDir, rehearse, renderForecast, SnapshotError, type Forecast, type RehearsalSnapshot } from "@lockstep/rehearse";
+import { disruptionRules, loadSnapshotApi, loadSnapshotDir, rehearse, renderForecast, SnapshotError, type Forecast, type RehearsalSnapshot } from "@lockstep/rehearse";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { versionArg } from "../args.js";
 import { CliError, EXIT } from "../exit-codes.js";
@@ -54,7 +54,8 @@ export async function runRehearse(flags: RehearseFlags): Promise<{ text: string;
     const { snap, live } = await source(flags);
     // A dump starts at its own newest timestamp (reproducible); a live cluster starts now.
     const start = flags.start ? new Date(flags.start) : live ? new Date() : undefined;
-    forecast = rehearse(snap, { to: flags.to, seed: flags.seed, start, horizonHours: flags.horizon });
+    const disruption = await disruptionRules(snap.nodeDisruptionPolicies);
+    forecast = rehearse(snap, { to: flags.to, seed: flags.seed, start, horizonHours: flags.horizon, disruption });
   } catch (err) {
     if (err instanceof SnapshotError) throw new CliError(EXIT.USAGE, err.message);
     throw err;
@@ -68,7 +69,7 @@ export function register(program: Command): void {
     .command("rehearse")
     .description(`replay an update to VERSION on a snapshot of the cluster and forecast it: per pool start, duration and finish, and what blocks (exit ${EXIT.REFUSED} when it does not finish)`)
     .requiredOption("--to <version>", "the release to rehearse, e.g. 4.16.3", versionArg)
-    .option("--from-dir <dir>", "directory of YAML dumps in the oc golden layout (<case>-cv.yaml, -co, -mc, -mcp, -node; -pod, -pdb, -lease, -budget, -infra when present)")
+    .option("--from-dir <dir>", "directory of YAML dumps in the oc golden layout (<case>-cv.yaml, -co, -mc, -mcp, -node; -pod, -pdb, -lease, -budget, -ndp, -infra when present)")
     .option("--case <name>", "the dump's case name (file prefix), with --from-dir")
     .option("--kubeconfig <file>", "read the cluster from its API server instead (GETs only; nothing is written)")
     .option("--seed <n>", "seed of the stage jitter (same snapshot and seed, same forecast)", intArg("--seed", 0), 1)
