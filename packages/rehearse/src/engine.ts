@@ -17,6 +17,7 @@ import {
   daemonWrite,
   drainStage,
   drainTimeoutReason,
+  maxUnavailableCount,
   nodeDone,
   nodeInfo,
   planPool,
@@ -45,7 +46,9 @@ import {
 } from "@lockstep/lease-policy";
 import { computeDecision, type EffectiveRules } from "@lockstep/disruption";
 import type { CheckUpgradeResult } from "@lockstep/skew-rules";
-import type { Blocker, BlockerKind, Forecast, PoolForecast, SkewCheck } from "./forecast.js";
+import { Agenda } from "./agenda.js";
+import { BlockerLedger } from "./blocker-ledger.js";
+import type { BlockerKind, Forecast, PoolForecast, SkewCheck } from "./forecast.js";
 import { defaultNodeSeconds, poolPace, timingForPace, type PoolPace } from "./history.js";
 import { mergeNodeStatus, mergePatch } from "./merge.js";
 import { budgetStateOfObject, leaseNodeOfObject, poolStateOfObject, skewCheck } from "./policy-inputs.js";
@@ -80,18 +83,6 @@ export const SKEW_OPERATOR = "lockstep";
 const PDB_REPORT_AFTER_S = 600;
 const MAX_EVENTS = 500_000;
 
-interface Job {
-  due: number;
-  seq: number;
-  run: () => void;
-}
-
-interface OpenBlocker extends Omit<Blocker, "nodes" | "until"> {
-  waiting: Set<string>;
-  all: Set<string>;
-  until: number | null;
-}
-
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 const rfc = iso;
 const ann = (o: KubeObject | undefined): Record<string, string> => o?.metadata?.annotations ?? {};
@@ -123,15 +114,14 @@ class Rehearsal {
   private readonly leases = new MemoryLeaseStore();
   private observations: ObservationLog = new Map();
   private queue: Waiter[] = [];
-  private readonly jobs = new Map<string, Job>();
+  private readonly agenda = new Agenda();
   private readonly jobStage = new Map<string, string>();
-  private seq = 0;
   private events = 0;
   private readonly held = new Set<string>();
   private readonly deniedUntil = new Map<string, number>();
   private readonly denials = new Map<string, number>();
   private readonly drainStarted = new Map<string, { request: string; at: number }>();
-  private readonly blockers = new Map<string, OpenBlocker>();
+  private readonly blockers = new BlockerLedger();
   private readonly pace = new Map<string, PoolPace>();
   private readonly timingOf = new Map<string, Timing>();
   private readonly poolStart = new Map<string, number>();
@@ -176,7 +166,7 @@ class Rehearsal {
     const members = this.members();
     for (const [name, pool] of this.pools) {
       const ns = members.get(name) ?? [];
-      const concurrency = Math.max(1, planMax(pool, ns.length));
+      const concurrency = maxUnavailableCount(pool.spec?.maxUnavailable, ns.length);
       const pace = poolPace(ns, Number.isFinite(since) ? since : undefined, concurrency);
       this.pace.set(name, pace);
       this.timingOf.set(name, timingForPace(this.base, pace));
@@ -202,12 +192,12 @@ class Rehearsal {
     }
     this.settle();
     while (this.events < MAX_EVENTS && !this.finished()) {
-      const next = this.nextJob();
-      if (!next || next[1].due > this.end) break;
-      this.jobs.delete(next[0]);
-      this.t = Math.max(this.t, next[1].due);
+      const due = this.agenda.peek();
+      if (due === undefined || due > this.end) break;
+      const job = this.agenda.take()!;
+      this.t = Math.max(this.t, job.due);
       this.events++;
-      next[1].run();
+      job.run();
       this.settle();
     }
     return this.forecast();
@@ -233,14 +223,7 @@ class Rehearsal {
   // --- time ---------------------------------------------------------------------------------
 
   private schedule(key: string, atMs: number, run: () => void): void {
-    // Whole milliseconds: a Date truncates, and a stage due at x.4 ms must find itself due.
-    this.jobs.set(key, { due: Math.ceil(atMs), seq: this.seq++, run });
-  }
-
-  private nextJob(): [string, Job] | undefined {
-    let best: [string, Job] | undefined;
-    for (const e of this.jobs) if (!best || e[1].due < best[1].due || (e[1].due === best[1].due && e[1].seq < best[1].seq)) best = e;
-    return best;
+    this.agenda.schedule(key, atMs, run);
   }
 
   private stageMs(pool: string, s: (t: Timing) => Stage, key: string): number {
@@ -390,7 +373,7 @@ class Rehearsal {
       this.held.add(node);
       this.deniedUntil.delete(node);
       this.denials.delete(node);
-      for (const b of this.blockers.values()) if (b.waiting.delete(node) && b.waiting.size === 0) b.until = this.t;
+      this.blockers.release(this.t, node);
       return true;
     }
     // Asked again after the policy's retry hint, backing off to at most 5 min while the denial lasts
@@ -431,14 +414,7 @@ class Rehearsal {
   }
 
   private block(kind: BlockerKind, subject: string, pool: string | undefined, node: string | undefined, reason: string, from = this.t): void {
-    const key = `${kind}/${subject}/${pool ?? ""}`;
-    let b = this.blockers.get(key);
-    if (!b) this.blockers.set(key, (b = { kind, subject, pool, reason, from: iso(from), waiting: new Set(), all: new Set(), until: null }));
-    if (node) {
-      b.waiting.add(node);
-      b.all.add(node);
-    }
-    b.until = null;
+    this.blockers.hold(from, kind, subject, pool, node, reason);
   }
 
   // --- daemon, drain, kubelet: one pending job per node and actor, re-checked when due --------
@@ -460,12 +436,12 @@ class Rehearsal {
   private arm(key: string, stage: string | undefined, delayMs: () => number, run: () => void): void {
     if (!stage) {
       if (this.jobStage.has(key)) {
-        this.jobs.delete(key);
+        this.agenda.cancel(key);
         this.jobStage.delete(key);
       }
       return;
     }
-    if (this.jobStage.get(key) === stage && this.jobs.has(key)) return;
+    if (this.jobStage.get(key) === stage && this.agenda.has(key)) return;
     this.jobStage.set(key, stage);
     this.schedule(key, this.t + delayMs(), () => {
       this.jobStage.delete(key);
@@ -552,7 +528,7 @@ class Rehearsal {
     if (stillThere === 0) {
       node.metadata.annotations = { ...ann(node), [A.lastAppliedDrain]: request };
       this.drainStarted.delete(name);
-      for (const b of this.blockers.values()) if (b.kind === "pdb" && b.waiting.delete(name) && b.waiting.size === 0) b.until = this.t;
+      this.blockers.release(this.t, name, ["pdb"]);
       return;
     }
     const elapsed = (this.t - started.at) / 1000;
@@ -632,7 +608,7 @@ class Rehearsal {
       const behind = ns.filter((n) => !this.onTarget(n)).map((n) => n.metadata.name);
       for (const n of ns) {
         const a = ann(n);
-        if (!this.onTarget(n) && (a[A.state] === MCD.degraded || a[A.state] === MCD.unreconcilable) && ![...this.blockers.values()].some((b) => b.all.has(n.metadata.name)))
+        if (!this.onTarget(n) && (a[A.state] === MCD.degraded || a[A.state] === MCD.unreconcilable) && !this.blockers.names(n.metadata.name))
           this.block("degraded", n.metadata.name, name, n.metadata.name, `node is ${a[A.state]}: ${a[A.reason] ?? ""}`, this.t0);
       }
       if (accepted && pool.spec?.paused === true && behind.length) {
@@ -661,9 +637,7 @@ class Rehearsal {
         ...(this.poolChange.has(name) ? { configChange: this.poolChange.get(name)! } : {}),
       };
     });
-    const blockers: Blocker[] = [...this.blockers.values()]
-      .map((b) => ({ kind: b.kind, subject: b.subject, ...(b.pool ? { pool: b.pool } : {}), nodes: [...b.all].sort(), reason: b.reason, from: b.from, until: b.waiting.size === 0 && b.until !== null ? iso(b.until) : null }))
-      .sort((a, b) => (a.kind + a.subject + (a.pool ?? "") < b.kind + b.subject + (b.pool ?? "") ? -1 : 1));
+    const blockers = this.blockers.list();
     const finishedAll = this.finished();
     const lastFinish = Math.max(this.t0, ...[...this.poolFinish.values()], Date.parse(((this.cv.status?.history ?? [])[0]?.completionTime as string | undefined) ?? "") || this.t0);
     const nextMinor = nextMinorOf(this.o.to);
@@ -689,14 +663,6 @@ class Rehearsal {
 
 function checkOf(c: CheckUpgradeResult): SkewCheck {
   return { allowed: c.allowed, kind: c.kind, reasons: [...c.reasons], message: c.message, warnings: [...c.warnings] };
-}
-
-function planMax(pool: KubeObject, members: number): number {
-  const raw = pool.spec?.maxUnavailable;
-  if (typeof raw === "number") return raw;
-  if (typeof raw === "string" && raw.endsWith("%")) return Math.floor((Number(raw.slice(0, -1)) * members) / 100);
-  if (typeof raw === "string" && /^\d+$/.test(raw)) return Number(raw);
-  return 1;
 }
 
 function stageOf(t: Timing, s: string): Stage {
