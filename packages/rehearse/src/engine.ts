@@ -1,9 +1,11 @@
 // The rehearsal: cluster-sim's actors (CVO, MCO node controller and pool status, daemon, drain
-// controller, kubelet reboot) replayed on an in-memory copy of the snapshot in virtual time, the MCO
-// asking Lockstep's lease policy (@lockstep/lease-policy: leases held, DisruptionBudgets and their
-// windows, pool bounds) before each node. The actors' pure cores decide and write; this loop only
-// applies their writes and jumps the clock to the next due stage, so a snapshot and a seed always
-// give the same forecast, in milliseconds, with no wall-clock race. Nothing here does I/O.
+// controller, kubelet reboot) replayed on an in-memory copy of the snapshot in virtual time, with
+// Lockstep's real rules: the MCO asks the lease policy (@lockstep/lease-policy: leases held,
+// DisruptionBudgets and their windows, pool bounds) before each node; the skew-enforcer's rules
+// (@lockstep/skew-rules) judge the update and the next minor; the node disruption policies
+// (@lockstep/disruption) decide whether a config change drains and reboots. The actors' pure cores
+// decide and write; this loop only applies their writes and jumps the clock to the next due stage,
+// so a snapshot and a seed always give the same forecast, with no wall-clock race. No I/O here.
 import {
   MCO_ANNOTATIONS as A,
   MCD_STATES as MCD,
@@ -368,6 +370,7 @@ class Rehearsal {
       this.policy,
     );
     this.observations = d.observations;
+    this.queue = d.queue;
     if (d.kind === "grant") {
       for (const w of d.writes) this.leases.apply(w);
       this.held.add(node);
