@@ -30,7 +30,7 @@ export const Resources = {
   bootImagePolicy: { apiVersion: "lockstep.io/v1alpha1", kind: "BootImagePolicy", plural: "bootimagepolicies", namespaced: false, optional: true },
   disruptionBudget: { apiVersion: "lockstep.io/v1alpha1", kind: "DisruptionBudget", plural: "disruptionbudgets", namespaced: false, optional: true },
   // Other disruptors' own kinds, read for the lease adapters (groups and versions from their
-  // projects' sources; see services/watcher/src/normalize/signals.ts). Often not installed.
+  // projects' sources; see packages/normalize/src/signals.ts). Often not installed.
   machine: { apiVersion: "machine.openshift.io/v1beta1", kind: "Machine", plural: "machines", namespaced: true, optional: true },
   nodeMaintenance: { apiVersion: "nodemaintenance.medik8s.io/v1beta1", kind: "NodeMaintenance", plural: "nodemaintenances", namespaced: false, optional: true },
   selfNodeRemediation: { apiVersion: "self-node-remediation.medik8s.io/v1alpha1", kind: "SelfNodeRemediation", plural: "selfnoderemediations", namespaced: true, optional: true },

@@ -18,7 +18,7 @@ export const WATCHED_KINDS = [
 
 /**
  * What the StateCache keeps of the large kinds: only the fields the rules declare they read
- * (skew/rule-inputs.ts). At 10,000 nodes a whole NodeState (conditions, dates, roles, drain
+ * (packages/skew-rules/src/rule-inputs.ts). At 10,000 nodes a whole NodeState (conditions, dates, roles, drain
  * annotations...) is most of the heap, and a node change that leaves these fields alone does not
  * wake the enforcer.
  */
