@@ -18,9 +18,9 @@ export const WATCHED_KINDS = [
 
 /**
  * What the StateCache keeps of the large kinds: only the fields the rules declare they read
- * (packages/skew-rules/src/rule-inputs.ts). At 10,000 nodes a whole NodeState (conditions, dates, roles, drain
- * annotations...) is most of the heap, and a node change that leaves these fields alone does not
- * wake the enforcer.
+ * (packages/skew-rules/src/rule-inputs.ts). At 10,000 nodes a whole NodeState (conditions, dates,
+ * roles, drain annotations...) is most of the heap, and a node change that leaves these fields alone
+ * does not wake the enforcer.
  */
 export const SKEW_PROJECTIONS = { node: skewNodeOf, machineConfig: skewMachineConfigOf } satisfies StateProjections;
 
