@@ -8,3 +8,5 @@ export { loadSnapshotApi } from "./load-api.js";
 export { poolPace, timingForPace, defaultNodeSeconds, type PoolPace } from "./history.js";
 export { disruptionRules } from "./disruption-rules.js";
 export { skewCheck } from "./policy-inputs.js";
+export { loadSnapshotNats } from "./load-nats.js";
+export { objectsFromState, type StatePlaneSnapshot } from "./from-state.js";

@@ -34,6 +34,12 @@ describe("lockstep rehearse", () => {
     expect(f.pools.map((p: { pool: string }) => p.pool)).toEqual(["master", "worker"]);
   });
 
+  it("--nats with no server answering: exit 4, said on stderr", () => {
+    const r = run("--to", "4.16.1", "--nats", "nats://127.0.0.1:1");
+    expect(r.status).toBe(4);
+    expect(r.stderr).toMatch(/cannot read the state plane at nats:\/\/127\.0\.0\.1:1/);
+  });
+
   it("a missing dump or a bad version is a usage error (exit 2)", () => {
     const missing = run("--to", "4.16.1", "--from-dir", GOLDEN, "--case", "nope");
     expect(missing.status).toBe(2);

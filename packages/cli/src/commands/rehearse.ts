@@ -1,10 +1,10 @@
-// `lockstep rehearse --to VERSION (--from-dir DIR --case NAME | --kubeconfig FILE)`: the cluster's
-// snapshot replayed in cluster-sim's actors with Lockstep's lease policy, in virtual time, and a
-// forecast (README "Rehearse an update"). CLI only: the rehearsal needs no service, reads a dump or
-// lists the API server (GETs only), and writes nothing.
+// `lockstep rehearse --to VERSION (--from-dir DIR --case NAME | --kubeconfig FILE | --nats URL)`:
+// the cluster's snapshot replayed in cluster-sim's actors with Lockstep's rules, in virtual time, and
+// a forecast (README "Rehearse an update"). CLI only: the rehearsal needs no service; it reads a dump,
+// lists the API server (GETs only) or reads the state plane, and writes nothing.
 // Exit 0 when the forecast finishes, 3 when something blocks it for good.
 import { loadKubeAccess } from "@lockstep/kube";
-import { disruptionRules, loadSnapshotApi, loadSnapshotDir, rehearse, renderForecast, SnapshotError, type Forecast, type RehearsalSnapshot } from "@lockstep/rehearse";
+import { disruptionRules, loadSnapshotApi, loadSnapshotDir, loadSnapshotNats, rehearse, renderForecast, SnapshotError, type Forecast, type RehearsalSnapshot } from "@lockstep/rehearse";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { versionArg } from "../args.js";
 import { CliError, EXIT } from "../exit-codes.js";
@@ -14,6 +14,7 @@ export interface RehearseFlags {
   fromDir?: string;
   case?: string;
   kubeconfig?: string;
+  nats?: string;
   seed: number;
   start?: string;
   horizon: number;
@@ -35,16 +36,18 @@ function startArg(v: string): string {
 
 async function source(flags: RehearseFlags): Promise<{ snap: RehearsalSnapshot; live: boolean }> {
   const dir = flags.fromDir !== undefined || flags.case !== undefined;
-  if (dir === (flags.kubeconfig !== undefined)) throw new CliError(EXIT.USAGE, "give one source: --from-dir DIR --case NAME, or --kubeconfig FILE");
+  if ([dir, flags.kubeconfig !== undefined, flags.nats !== undefined].filter(Boolean).length !== 1) throw new CliError(EXIT.USAGE, "give one source: --from-dir DIR --case NAME, --kubeconfig FILE or --nats URL");
   if (dir) {
     if (flags.fromDir === undefined || flags.case === undefined) throw new CliError(EXIT.USAGE, "--from-dir and --case go together");
     return { snap: loadSnapshotDir(flags.fromDir, flags.case), live: false };
   }
+  const where = flags.kubeconfig !== undefined ? `the cluster through ${flags.kubeconfig}` : `the state plane at ${flags.nats}`;
   try {
-    return { snap: await loadSnapshotApi(await loadKubeAccess(flags.kubeconfig)), live: true };
+    const snap = flags.kubeconfig !== undefined ? await loadSnapshotApi(await loadKubeAccess(flags.kubeconfig)) : await loadSnapshotNats({ servers: flags.nats!, timeoutMs: 5_000 });
+    return { snap, live: true };
   } catch (err) {
-    if (err instanceof SnapshotError) throw err;
-    throw new CliError(EXIT.UNREACHABLE, `cannot read the cluster through ${flags.kubeconfig}: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof SnapshotError && flags.kubeconfig !== undefined) throw err;
+    throw new CliError(EXIT.UNREACHABLE, `cannot read ${where}: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
@@ -72,8 +75,9 @@ export function register(program: Command): void {
     .option("--from-dir <dir>", "directory of YAML dumps in the oc golden layout (<case>-cv.yaml, -co, -mc, -mcp, -node; -pod, -pdb, -lease, -budget, -ndp, -infra when present)")
     .option("--case <name>", "the dump's case name (file prefix), with --from-dir")
     .option("--kubeconfig <file>", "read the cluster from its API server instead (GETs only; nothing is written)")
+    .option("--nats <url>", "read the cluster from Lockstep's state plane instead (the watcher's KV bucket; no pods, so no PodDisruptionBudget is replayed)")
     .option("--seed <n>", "seed of the stage jitter (same snapshot and seed, same forecast)", intArg("--seed", 0), 1)
-    .option("--start <time>", "wall-clock start of the rehearsal (default: a dump's newest timestamp; now for --kubeconfig)", startArg)
+    .option("--start <time>", "wall-clock start of the rehearsal (default: a dump's newest timestamp; now for --kubeconfig and --nats)", startArg)
     .option("--horizon <hours>", "simulate at most this long; what still waits then is blocked", intArg("--horizon", 1), 72)
     .addOption(new Option("-o, --output <format>", "structured output instead of text").choices(["json"]))
     .action(async (flags: RehearseFlags) => {
