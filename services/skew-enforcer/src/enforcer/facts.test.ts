@@ -1,8 +1,8 @@
 import { SkewReport } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
 import { dueFacts, type LastFacts } from "./facts.js";
-import { evaluateSkew, toSkewReport } from "./skew/index.js";
-import { clusterVersion, configs, infrastructure, node, pool, settings } from "./skew/fixtures.js";
+import { evaluateSkew, toSkewReport } from "../skew/index.js";
+import { clusterVersion, configs, infrastructure, node, pool, settings } from "../skew/fixtures.js";
 
 const mcs = configs({ "rendered-master-new": "4.16.2", "rendered-worker-old": "4.15.9", "rendered-worker-new": "4.16.2" });
 const master = pool("master", { machines: 1 });

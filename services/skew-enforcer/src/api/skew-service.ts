@@ -4,7 +4,7 @@ import { status, type sendUnaryData, type ServerUnaryCall, type ServiceError } f
 import type { BootImagesState, MachineSetState, SkewServiceServer } from "@lockstep/contracts";
 import { tryParseOcpVersion } from "@lockstep/versions";
 import type { Logger } from "pino";
-import { checkScaleUp, checkUpgrade, type SkewEvaluation, toSkewReport } from "./skew/index.js";
+import { checkScaleUp, checkUpgrade, type SkewEvaluation, toSkewReport } from "../skew/index.js";
 
 /** What the service answers from (the running SkewEnforcer). */
 export interface SkewQueries {

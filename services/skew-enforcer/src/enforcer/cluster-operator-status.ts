@@ -1,7 +1,7 @@
 // ClusterOperator `lockstep` as Kubernetes JSON: reading its status back, building the status body,
 // and the fingerprint the hot-loop guard compares. Pure.
 import type { Condition } from "@lockstep/contracts";
-import type { ClusterOperatorStatus, OperandVersion, RelatedObject } from "./skew/index.js";
+import type { ClusterOperatorStatus, OperandVersion, RelatedObject } from "../skew/index.js";
 
 export type Json = Record<string, unknown>;
 

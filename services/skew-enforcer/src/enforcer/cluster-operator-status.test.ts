@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { observedStatus, statusFingerprint, statusUpdateBody } from "./cluster-operator-status.js";
-import type { ClusterOperatorStatus } from "./skew/index.js";
+import type { ClusterOperatorStatus } from "../skew/index.js";
 
 const t0 = new Date("2026-02-01T10:00:00Z");
 const desired: ClusterOperatorStatus = {

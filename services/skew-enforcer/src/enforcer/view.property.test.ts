@@ -8,8 +8,8 @@ import { ClusterVersionState, MachineConfigState, NodeState, PoolState, type Ske
 import fc from "fast-check";
 import { changeField, type Change, type Vocabulary } from "@lockstep/testing";
 import { describe, expect, it } from "vitest";
-import { evaluateSkew, NodeTally, skewReportChanged, toSkewReport, type SkewEvaluation } from "./skew/index.js";
-import { cond, infrastructure, settings } from "./skew/fixtures.js";
+import { evaluateSkew, NodeTally, skewReportChanged, toSkewReport, type SkewEvaluation } from "../skew/index.js";
+import { cond, infrastructure, settings } from "../skew/fixtures.js";
 import { SKEW_PROJECTIONS, skewInputs, type SkewStateOf, type StateReader } from "./view.js";
 
 const d = (s: string) => new Date(s);

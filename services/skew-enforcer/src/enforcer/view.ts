@@ -1,7 +1,7 @@
 // What the skew-enforcer reads from the state plane, and how it becomes the pure rules' inputs.
 import type { CachedOf, StateProjections } from "@lockstep/bus";
 import type { BootImagesState, ClusterVersionState, MachineSetState, StateKindName } from "@lockstep/contracts";
-import { type PoolTally, type SkewInputs, type SkewSettings, skewMachineConfigOf, skewNodeOf } from "./skew/index.js";
+import { type PoolTally, type SkewInputs, type SkewSettings, skewMachineConfigOf, skewNodeOf } from "../skew/index.js";
 
 /** State kinds whose changes can change a verdict (anything else is ignored). */
 export const WATCHED_KINDS = [

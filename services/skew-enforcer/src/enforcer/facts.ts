@@ -3,7 +3,7 @@
 // the same previous fact publish the same id and the stream de-duplicates them.
 import { createHash } from "node:crypto";
 import { type SkewEvaluated, SkewReport, type UpdateCompleted, type UpgradeableChanged } from "@lockstep/contracts";
-import { skewReportChanged, type SkewEvaluation, toSkewReport } from "./skew/index.js";
+import { skewReportChanged, type SkewEvaluation, toSkewReport } from "../skew/index.js";
 
 /** The newest fact of each kind on the stream (seq 0 = none yet). */
 export interface LastFacts {

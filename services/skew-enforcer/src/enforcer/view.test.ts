@@ -1,7 +1,7 @@
 import { MachineConfigState, type StateKindName, stateKey } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
-import { evaluateSkew } from "./skew/index.js";
-import { bootImages, clusterVersion, infrastructure, machineSet, node, pool, policy, settings } from "./skew/fixtures.js";
+import { evaluateSkew } from "../skew/index.js";
+import { bootImages, clusterVersion, infrastructure, machineSet, node, pool, policy, settings } from "../skew/fixtures.js";
 import { bootImagesOf, machineSetOf, SKEW_PROJECTIONS, skewInputs, type SkewStateOf, type StateReader } from "./view.js";
 
 /** A StateReader over plain snapshots, keyed like the state plane, projected as the StateCache does. */
