@@ -5,7 +5,6 @@ export { updateStatusService } from "./api/update-status-service.js";
 export { disruptionService } from "./api/disruption-service.js";
 export { aggregatorConfigSchema } from "./config.js";
 export { updateStatusServiceDefinition } from "./api/fast-encode.js";
-export * from "./update-api/types.js";
 export { UpdateApiWriter, type WriterStats, type WriterSource, type UpdateApiWriterOptions } from "./update-api/writer.js";
 export { updateApiRunnable, aggregatorSource, type UpdateApiRunnableOptions } from "./update-api/runnable.js";
 export { insightApi } from "./update-api/client.js";

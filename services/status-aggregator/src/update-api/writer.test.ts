@@ -16,7 +16,7 @@ import { Aggregator } from "../aggregator.js";
 import { aggregatorRunnable } from "../runnable.js";
 import { insightApi, listAll } from "./client.js";
 import { updateApiRunnable } from "./runnable.js";
-import { type InsightKind, MANAGED_BY, MANAGED_BY_LABEL } from "./types.js";
+import { type InsightKind, MANAGED_BY, MANAGED_BY_LABEL } from "@lockstep/contracts";
 import { UpdateApiWriter, type WriteVerb } from "./writer.js";
 
 const CRDS_DIR = fileURLToPath(new URL("../../../../deploy/helm/lockstep/crds/", import.meta.url));
