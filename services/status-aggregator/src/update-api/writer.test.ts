@@ -12,7 +12,7 @@ import { ocUpgradeStatusDir, startNatsServer, waitFor, type NatsServer } from "@
 import { watcherRunnable } from "@lockstep/watcher";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { Aggregator } from "../aggregator.js";
+import { Aggregator } from "../aggregator/aggregator.js";
 import { aggregatorRunnable } from "../runnable.js";
 import { insightApi, listAll } from "./client.js";
 import { updateApiRunnable } from "./runnable.js";

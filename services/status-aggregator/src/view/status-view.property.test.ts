@@ -9,7 +9,7 @@ import { evaluate, inputsFromState, type NodeRecord, parseTime, render } from "@
 import fc from "fast-check";
 import { changeField, type Change, type Vocabulary } from "@lockstep/testing";
 import { describe, expect, it } from "vitest";
-import { projectNode } from "../node-projection.js";
+import { projectNode } from "./node-projection.js";
 import { StatusView } from "./status-view.js";
 
 const NOW = parseTime("2024-03-01T12:00:00Z");
