@@ -12,11 +12,11 @@ import { AdapterReconciler } from "./adapters/reconciler.js";
 import type { AdapterName } from "./adapters/plan.js";
 import type { LeaseAuth } from "./auth/lease-auth.js";
 import { buildView, indexCluster, leaseNodeOf, type ClusterIndex, type PolicyConfig } from "./policy/index.js";
-import { budgetStatus, BudgetStatusWriter } from "./service/budget-status.js";
-import { Coordinator, type EventSink, type NodeHold } from "./service/coordinator.js";
+import { budgetStatus, BudgetStatusWriter } from "./coordinator/budget-status.js";
+import { Coordinator, type EventSink, type NodeHold } from "./coordinator/coordinator.js";
 import { leaseService } from "./api/lease-service.js";
-import { toOutgoing } from "./service/events.js";
-import { EventOutbox } from "./service/outbox.js";
+import { toOutgoing } from "./coordinator/events.js";
+import { EventOutbox } from "./coordinator/outbox.js";
 import { KubeLeaseApi } from "./store/kube-leases.js";
 import { LeaseIndex } from "./store/lease-index.js";
 

@@ -8,10 +8,10 @@ import { describeStaleSince, observeWorkQueue, type Readiness, type Runnable, ty
 import { stateConsumer } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import { ClusterOperatorWriter } from "./cluster-operator-writer.js";
+import { ClusterOperatorWriter } from "./enforcer/cluster-operator-writer.js";
 import { CLUSTER_KEY, SkewEnforcer } from "./enforcer/enforcer.js";
 import { SKEW_PROJECTIONS, WATCHED_KINDS } from "./enforcer/view.js";
-import { FactLog } from "./fact-log.js";
+import { FactLog } from "./enforcer/fact-log.js";
 import { skewMetrics } from "./metrics.js";
 import { CLUSTER_OPERATOR_NAME, type SkewSettings } from "./skew/index.js";
 

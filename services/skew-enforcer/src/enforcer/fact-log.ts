@@ -4,7 +4,7 @@ import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { EventPublisher } from "@lockstep/bus";
 import { decode, Events, EVENTS_STREAM, type EventType } from "@lockstep/contracts";
-import type { DueFact, LastFacts } from "./enforcer/facts.js";
+import type { DueFact, LastFacts } from "./facts.js";
 
 export class FactLog {
   private readonly publisher: EventPublisher;

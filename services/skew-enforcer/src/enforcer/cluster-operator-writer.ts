@@ -5,8 +5,8 @@ import { CustomObjectsApi, isAlreadyExists, isConflict, isNotFound, makeJsonApiC
 import { HotLoopGuard, type HotLoopError } from "@lockstep/reconcile";
 import type { Condition } from "@lockstep/contracts";
 import type { Logger } from "pino";
-import { newClusterOperator, observedStatus, statusFingerprint, statusUpdateBody, type Json, type ObservedStatus } from "./enforcer/cluster-operator-status.js";
-import { clusterOperatorStatusChanged, type ClusterOperatorStatus } from "./skew/index.js";
+import { newClusterOperator, observedStatus, statusFingerprint, statusUpdateBody, type Json, type ObservedStatus } from "./cluster-operator-status.js";
+import { clusterOperatorStatusChanged, type ClusterOperatorStatus } from "../skew/index.js";
 
 const GROUP = "config.openshift.io";
 const VERSION = "v1";
