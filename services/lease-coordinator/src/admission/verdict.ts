@@ -6,7 +6,7 @@ import { OperationType } from "@lockstep/contracts";
 import { evaluateConflict } from "../policy/conflict.js";
 import type { PolicyConfig } from "../policy/config.js";
 import { operationName, type OperationName } from "../policy/operations.js";
-import type { NodeHold } from "../service/coordinator.js";
+import type { NodeHold } from "../coordinator/coordinator.js";
 import type { AdmissionUser } from "./review.js";
 
 /** Requesters that act for a holder: e.g. the machine-config daemon drains under the controller's Update lease. */

@@ -1,0 +1,27 @@
+// BootImageService over gRPC: Preview (the plan, nothing written) and GetStatus (the last pass).
+import { status as GrpcStatus, type ServerUnaryCall, type sendUnaryData } from "@grpc/grpc-js";
+import type { BootImageServiceServer, GetStatusRequest, GetStatusResponse, PreviewRequest, PreviewResponse } from "@lockstep/contracts";
+import type { Logger } from "pino";
+import type { BootImageUpdater } from "../updater/updater.js";
+
+function answer<Req, Res>(updater: BootImageUpdater, logger: Logger, method: string, fn: () => Res) {
+  return (_call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
+    if (!updater.isSynced) {
+      callback({ code: GrpcStatus.UNAVAILABLE, details: "the state plane is not synced yet; retry shortly" });
+      return;
+    }
+    try {
+      callback(null, fn());
+    } catch (err) {
+      logger.error({ err, method }, "boot image request failed");
+      callback({ code: GrpcStatus.INTERNAL, details: err instanceof Error ? err.message : String(err) });
+    }
+  };
+}
+
+export function bootImageService(updater: BootImageUpdater, logger: Logger): BootImageServiceServer {
+  return {
+    preview: answer<PreviewRequest, PreviewResponse>(updater, logger, "Preview", () => ({ plans: updater.preview() })),
+    getStatus: answer<GetStatusRequest, GetStatusResponse>(updater, logger, "GetStatus", () => ({ status: updater.status() })),
+  };
+}

@@ -1,0 +1,108 @@
+// The bootimage-updater as a Runnable (the skeleton's state-plane consumer): once the watcher's
+// meta.synced is seen, one full pass per (coalesced) relevant change until stopped.
+import { EventPublisher, type BusConnectionOptions, type StateCache } from "@lockstep/bus";
+import { Events, type StateKindName } from "@lockstep/contracts";
+import type { KubeConfigLike } from "@lockstep/kube";
+import { WorkQueue } from "@lockstep/reconcile";
+import { describeStaleness, observeWorkQueue, type createMetricsRegistry, type Readiness, type Runnable, type StateFreshness } from "@lockstep/runtime";
+import { stateConsumer } from "@lockstep/skeleton";
+import type { Logger } from "pino";
+import type { PlannedEvent } from "./updater/events.js";
+import { kubeWriter, type BootImageWriter } from "./updater/kube-writer.js";
+import { BootImageUpdater, PASS_KEY, type UpdaterOptions, type UpdaterSettings } from "./updater/updater.js";
+
+export const SOURCE = "bootimage-updater";
+const KINDS: StateKindName[] = ["machineSet", "bootImages", "bootImagePolicy", "infrastructure", "clusterVersion"];
+
+export interface BootImageUpdaterOptions {
+  kc: KubeConfigLike;
+  bus: BusConnectionOptions;
+  logger: Logger;
+  settings: UpdaterSettings;
+  registry?: ReturnType<typeof createMetricsRegistry>;
+  readiness?: Readiness;
+  /** How old the state plane may be before passes are held (STATE_MAX_AGE). Default 15 s. */
+  stateMaxAgeMs?: number;
+  /** Replaces the Kubernetes writer (benchmarks). */
+  writer?: BootImageWriter;
+  onPass?: UpdaterOptions["onPass"];
+}
+
+export interface BootImageUpdaterHandle {
+  runnable: Runnable;
+  /** Answers Preview / GetStatus once the view is synced (wire it into the gRPC server). */
+  updater: BootImageUpdater;
+}
+
+/** Publishes a planned event as its typed bootimage.* message. */
+export async function publishPlanned(publisher: EventPublisher, e: PlannedEvent): Promise<void> {
+  const meta = { id: e.id, occurredAt: new Date(), source: SOURCE, object: e.object, correlationId: "" };
+  switch (e.kind) {
+    case "updated":
+      await publisher.publish(Events.bootImageUpdated, { meta, machineSet: e.machineSet, platform: e.platform, previousImage: e.previousImage, image: e.image }, { id: e.id });
+      return;
+    case "skipped":
+      await publisher.publish(Events.bootImageSkipped, { meta, machineSet: e.machineSet, reason: e.text }, { id: e.id });
+      return;
+    case "failed":
+      await publisher.publish(Events.bootImageUpdateFailed, { meta, machineSet: e.machineSet, error: e.text }, { id: e.id });
+      return;
+  }
+}
+
+export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHandle {
+  let publisher: EventPublisher | undefined;
+  let cache: StateCache | undefined;
+  let freshness: StateFreshness | undefined;
+  const updater = new BootImageUpdater({
+    view: {
+      get: (kind, name, ns) => cache?.get(kind, name, ns),
+      list: (kind) => cache?.list(kind) ?? [],
+    },
+    writer: o.writer ?? kubeWriter(o.kc),
+    publish: async (e) => {
+      if (!publisher) throw new Error("event publisher not connected");
+      await publishPlanned(publisher, e);
+    },
+    logger: o.logger,
+    settings: o.settings,
+    ...(o.onPass ? { onPass: o.onPass } : {}),
+    staleness: () => {
+      const f = freshness?.current();
+      return f && !f.fresh ? describeStaleness(f) : undefined;
+    },
+  });
+  const queue = new WorkQueue(() => updater.reconcile(), {
+    name: "bootimages",
+    onError: (key, err, failures, retryInMs) => o.logger.warn({ key, err, failures, retryInMs }, "boot image pass failed; retrying"),
+    onTerminalError: (key, err) => o.logger.error({ key, err }, "boot image pass failed terminally"),
+  });
+  if (o.registry) observeWorkQueue(o.registry, queue);
+  const runnable = stateConsumer({
+    name: "bootimage-updater",
+    bus: o.bus,
+    logger: o.logger,
+    kinds: KINDS,
+    readiness: o.readiness,
+    notSyncedReason: "waiting for the state plane",
+    registry: o.registry,
+    stateMaxAgeMs: o.stateMaxAgeMs,
+    wire(plane) {
+      publisher = new EventPublisher(plane.nc, SOURCE);
+      cache = plane.cache;
+      freshness = plane.freshness;
+      // A pass held while stale runs as soon as the view is fresh again.
+      plane.freshness.onChange((f) => f.fresh && updater.isSynced && queue.add(PASS_KEY));
+      plane.cache.onChange((c) => {
+        if (updater.noteChange({ kind: c.parsed.kind, namespace: c.parsed.namespace, name: c.parsed.name, op: c.op, value: c.value, previous: c.previous })) queue.add(PASS_KEY);
+      });
+    },
+    async serve(_plane, signal) {
+      updater.markSynced();
+      o.logger.info({ kinds: KINDS }, "state plane synced; boot image passes start");
+      queue.add(PASS_KEY);
+      await queue.run(signal);
+    },
+  });
+  return { runnable, updater };
+}

@@ -1,0 +1,71 @@
+// SkewService: the verdicts on demand. Bad input is INVALID_ARGUMENT, an unknown MachineSet
+// NOT_FOUND, a query before the state plane is loaded UNAVAILABLE; nothing here can crash the service.
+import { status, type sendUnaryData, type ServerUnaryCall, type ServiceError } from "@grpc/grpc-js";
+import type { BootImagesState, MachineSetState, SkewServiceServer } from "@lockstep/contracts";
+import { tryParseOcpVersion } from "@lockstep/versions";
+import type { Logger } from "pino";
+import { checkScaleUp, checkUpgrade, type SkewEvaluation, toSkewReport } from "../skew/index.js";
+
+/** What the service answers from (the running SkewEnforcer). */
+export interface SkewQueries {
+  evaluate(): SkewEvaluation;
+  machineSet(namespace: string, name: string): MachineSetState | undefined;
+  bootImages(): BootImagesState | undefined;
+}
+
+class RpcError extends Error {
+  constructor(
+    readonly code: status,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+// RFC 1123 subdomain (MachineSet names) and label (namespaces).
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function requireName(field: string, value: string, pattern: RegExp, max: number): string {
+  const v = value.trim();
+  if (v === "") throw new RpcError(status.INVALID_ARGUMENT, `${field} is required`);
+  if (v.length > max || !pattern.test(v)) throw new RpcError(status.INVALID_ARGUMENT, `${field} ${JSON.stringify(value)} is not a valid Kubernetes name`);
+  return v;
+}
+
+function unary<Req, Res>(logger: Logger, method: string, handler: (request: Req) => Res) {
+  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
+    try {
+      callback(null, handler(call.request));
+    } catch (err) {
+      const known = err instanceof RpcError;
+      const code = known ? err.code : err instanceof Error && err.name === "NotSyncedError" ? status.UNAVAILABLE : status.INTERNAL;
+      const message = err instanceof Error ? err.message : String(err);
+      if (code === status.INTERNAL) logger.error({ err, method }, "skew query failed");
+      callback(Object.assign(new Error(message), { code, details: message, metadata: undefined }) as unknown as ServiceError, null);
+    }
+  };
+}
+
+export function skewServiceImpl(q: SkewQueries, logger: Logger): SkewServiceServer {
+  return {
+    getSkewReport: unary(logger, "GetSkewReport", () => ({ report: toSkewReport(q.evaluate()) })),
+    checkUpgrade: unary(logger, "CheckUpgrade", (req) => {
+      const target = req.targetVersion.trim();
+      if (target === "") throw new RpcError(status.INVALID_ARGUMENT, "target_version is required");
+      const parsed = tryParseOcpVersion(target);
+      if (!parsed.ok) throw new RpcError(status.INVALID_ARGUMENT, `target_version: ${parsed.error.message}`);
+      const r = checkUpgrade(q.evaluate(), target, req.force);
+      return { allowed: r.allowed, kind: r.kind, reasons: [...r.reasons], message: r.message, forced: r.forced, warnings: [...r.warnings] };
+    }),
+    checkScaleUp: unary(logger, "CheckScaleUp", (req) => {
+      const namespace = requireName("namespace", req.namespace, LABEL, 63);
+      const name = requireName("machine_set", req.machineSet, SUBDOMAIN, 253);
+      const evaluation = q.evaluate();
+      const ms = q.machineSet(namespace, name);
+      if (!ms) throw new RpcError(status.NOT_FOUND, `MachineSet ${namespace}/${name} not found`);
+      const r = checkScaleUp(ms, evaluation.bootImage, q.bootImages());
+      return { allowed: r.allowed, reason: r.reason, message: r.message };
+    }),
+  };
+}
