@@ -61,6 +61,15 @@ module.exports = {
       to: { path: "^packages/[^/]+/src/" },
     },
     {
+      name: "api-layer-is-the-top",
+      severity: "error",
+      comment:
+        "A service's gRPC handlers (src/api/) sit above everything else in it: only its top-level wiring " +
+        "(main.ts, index.ts, runnable.ts) imports them, never its domain folders, which the handlers call.",
+      from: { path: "^services/([^/]+)/src/(?!api/)[^/]+/", pathNot: TESTS },
+      to: { path: "^services/$1/src/api/" },
+    },
+    {
       name: "pure-packages-do-no-io",
       severity: "error",
       comment:

@@ -43,6 +43,7 @@ const typeFailures = (/^Failed:\s+(.+)$/m.exec(typecheck.stdout ?? "")?.[1] ?? "
 
 let passed = 0, failed = 0, skipped = 0;
 const missing = [];
+const failures = [];
 for (const d of dirs) {
   const file = join(d, REPORT);
   if (!existsSync(file)) { missing.push(d.slice(root.length + 1)); continue; }
@@ -52,9 +53,28 @@ for (const d of dirs) {
   skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
   // A suite that fails to load counts no tests but is still a failure.
   if (r.success === false && (r.numFailedTests ?? 0) === 0) failed += 1;
+  failures.push(...failedTests(d.slice(root.length + 1), r));
 }
+// Named again at the end: turbo interleaves packages' output, and a CI log is often read from its tail.
+if (failures.length > 0) console.error(`failed:\n${failures.map((f) => `  ${f}`).join("\n")}`);
 if (filter.length === 0 && missing.length > 0) console.error(`no test report from: ${missing.join(", ")}`);
 if (typecheck.status !== 0)
   console.error(`type errors (tsc, tests included) in: ${typeFailures.length ? typeFailures.join(", ") : "see the typecheck output above"}`);
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(run.status !== 0 || typecheck.status !== 0 || failed > 0 ? 1 : 0);
+
+/** One line per failed test (or suite that failed to load): where, which, and the first line of why. */
+function failedTests(pkg, report) {
+  const out = [];
+  for (const file of report.testResults ?? []) {
+    const where = `${pkg}/${file.name.slice(file.name.indexOf(pkg) + pkg.length + 1)}`;
+    const failedHere = (file.assertionResults ?? []).filter((a) => a.status === "failed");
+    for (const a of failedHere) out.push(`${where} > ${a.fullName ?? a.title}: ${firstLine(a.failureMessages?.[0])}`);
+    if (file.status === "failed" && failedHere.length === 0) out.push(`${where}: ${firstLine(file.message)}`);
+  }
+  return out;
+}
+
+function firstLine(text) {
+  return String(text ?? "").split("\n").find((l) => l.trim() !== "")?.trim().slice(0, 300) ?? "";
+}

@@ -255,11 +255,18 @@ export class StateCache<P extends StateProjections = never> {
    * the watch began, it has delivered nothing (listing a large filter's keys costs the server).
    */
   private async markIfEmpty(filter: string, delivered: () => boolean, markInitial: () => void): Promise<void> {
-    try {
-      await storedUpTo(this.kv); // the round trip
-      if (!delivered() && !(await hasValues(this.kv, filter))) markInitial();
-    } catch (err) {
-      this.o.logger?.warn({ err, filter }, "cannot tell whether a state filter is empty");
+    // A failed question is asked again (a refused permission, a server restart): giving up would
+    // leave the cache never ready, and its service never ready, with one line in the log.
+    for (let attempt = 0; !this.abort.signal.aborted; attempt++) {
+      try {
+        await storedUpTo(this.kv); // the round trip
+        if (!delivered() && !(await hasValues(this.kv, filter))) markInitial();
+        return;
+      } catch (err) {
+        if (this.abort.signal.aborted) return;
+        this.o.logger?.warn({ err, filter, attempt }, "cannot tell whether a state filter is empty; asking again");
+        await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** attempt, 10_000)));
+      }
     }
   }
 

@@ -26,3 +26,4 @@ export * from "./grpc-call.js";
 export * from "./lean-client.js";
 export * from "./lean-reader.js";
 export * from "./label-selector.js";
+export * from "./update-status-api.js";

@@ -28,6 +28,8 @@ export interface EnvironmentOptions {
   seed?: number;
   /** Use this NATS server instead of starting one. */
   natsUrl?: string;
+  /** Extra nats-server configuration when one is started here (e.g. the chart's `authorization` block). */
+  natsConfig?: string;
   /** Extra environment for the services. */
   serviceEnv?: Parameters<typeof startSystem>[0]["env"];
   /** kube-sim faults at start (e.g. ["error=500:0.05"]). */
@@ -90,7 +92,7 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
     for (const c of cleanups.reverse()) await c().catch(() => {});
   };
   try {
-    const nats = o.natsUrl ? undefined : await startNatsServer();
+    const nats = o.natsUrl ? undefined : await startNatsServer({ config: o.natsConfig });
     if (nats) {
       cleanups.push(() => nats.stop());
       supervisor?.add(nats);

@@ -1,22 +1,9 @@
 /**
- * @lockstep/runtime: what every Lockstep service process needs around its domain logic.
+ * @lockstep/runtime: what every Lockstep service process needs around its domain logic — config
+ * validation, logger, readiness, metrics, the health/metrics HTTP server, the gRPC server, run().
  *
- * A service's main.ts, in outline:
- *
- *     const config = loadConfigOrExit(serviceConfigSchema({ RESYNC_PERIOD: env.duration().default(600_000) }));
- *     const logger = createLogger({ service: config.SERVICE_NAME ?? "skew-enforcer", level: config.LOG_LEVEL });
- *     const registry = createMetricsRegistry({ service: "skew-enforcer" });
- *     const readiness = new Readiness();
- *     const synced = readiness.flag("state-synced");
- *     const http = await startHttpServer({ port: config.HTTP_PORT, readiness, registry, logger });
- *     const grpc = await startGrpcServer({ port: config.GRPC_PORT, tls: readTlsFiles(config),
- *                                          services: [[SkewServiceService, impl]], logger });
- *     await runMain([
- *       stopOnAbort("http", () => http.stop()),
- *       stopOnAbort("grpc", () => grpc.stop(5000)),
- *       { name: "nats", start: (signal) => ... },       // resolves after draining
- *       { name: "queue", start: (signal) => queue.run(signal) },
- *     ], { logger, stopTimeoutMs: config.SHUTDOWN_TIMEOUT });   // SIGTERM stops these bottom-up
+ * Services do not assemble these by hand: `@lockstep/skeleton` (runService, stateConsumer) puts them
+ * together once in the one shape every service has. This package knows nothing of the bus.
  */
 export {
   env,

@@ -5,3 +5,4 @@ export { freePort, startNatsServer, type NatsServer, type NatsServerOptions } fr
 export * from "./pki.js";
 export * from "./test-stack.js";
 export * from "./field-changes.js";
+export * from "./cluster-steps.js";

@@ -1,7 +1,7 @@
 // Public surface (for in-process tests and benchmarks): the runnable, its config and the pure core.
 export { createLeaseCoordinator, type LeaseCoordinator, type LeaseCoordinatorOptions } from "./runnable.js";
 export { leaseCoordinatorConfigSchema, policyFromSettings, coordinatorId, type LeaseCoordinatorConfig } from "./config.js";
-export { Coordinator, CoordinatorError } from "./service/coordinator.js";
+export { Coordinator, CoordinatorError } from "./coordinator/coordinator.js";
 export { LeaseIndex } from "./store/lease-index.js";
 export * as policy from "./policy/index.js";
 export { makeJsonApiClient } from "./store/lease-json-client.js";

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Wiring only: config, logger, health/metrics endpoint, gRPC LeaseService, the coordinator.
-import { busOptionsFromConfig } from "@lockstep/bus";
+// Wiring only (the skeleton runs it): the coordinator's runnable, LeaseService on gRPC, and the
+// lease webhook when its certificate is configured.
 import { LeaseServiceService } from "@lockstep/contracts";
 import { loadKubeAccess } from "@lockstep/kube";
-import { createLogger, createMetricsRegistry, loadConfigOrExit, readTlsFiles, Readiness, runMain, startGrpcServer, startHttpServer, stopOnAbort } from "@lockstep/runtime";
+import { stopOnAbort } from "@lockstep/runtime";
+import { runService } from "@lockstep/skeleton";
 import { readFileSync } from "node:fs";
 import { KubeNodeLookups } from "./admission/node-lookups.js";
 import { startLeaseWebhook } from "./admission/webhook.js";
@@ -13,65 +14,61 @@ import { actsForOf, adaptersOf, authModeOf, coordinatorId, leaseCoordinatorConfi
 import { createLeaseCoordinator } from "./runnable.js";
 
 const MAX_REQUEST_BYTES = 64 * 1024;
-const config = loadConfigOrExit(leaseCoordinatorConfigSchema);
-const logger = createLogger({ service: config.SERVICE_NAME ?? "lease-coordinator", level: config.LOG_LEVEL }).child({ replica: coordinatorId(config) });
-const registry = createMetricsRegistry({ service: "lease-coordinator" });
-const readiness = new Readiness();
-// Without client-node's module graph (~70 MiB) unless the kubeconfig needs it (YAML, exec plugins).
-const kc = await loadKubeAccess(config.KUBECONFIG);
-const authMode = authModeOf(config);
-if (authMode === "none") logger.warn({ LEASE_AUTH: "none" }, "LEASE_AUTH=none: callers are not authenticated and may act as any holder; for local and test runs only");
-else logger.info({ token: authMode.token, mtls: authMode.mtls }, "LeaseService callers are authenticated");
-const lc = createLeaseCoordinator({
-  kc,
-  auth: new LeaseAuth({ mode: authMode, reviewer: new KubeReviewer(kc, config.LEASE_AUTH_AUDIENCES), cacheTtlMs: config.LEASE_AUTH_CACHE_TTL, logger }),
-  bus: busOptionsFromConfig(config, "lockstep-lease-coordinator"),
-  policy: policyFromSettings(config).policy,
-  logger,
-  readiness,
-  registry,
-  stateMaxAgeMs: config.STATE_MAX_AGE,
-  sweepIntervalMs: config.SWEEP_INTERVAL,
-  budgetResyncMs: config.BUDGET_RESYNC,
-  adapters: adaptersOf(config),
-});
-const http = await startHttpServer({ port: config.HTTP_PORT, readiness, registry, logger });
-const grpc = await startGrpcServer({
-  port: config.GRPC_PORT,
-  tls: readTlsFiles(config),
-  services: [[LeaseServiceService, lc.service]],
-  // Every LeaseService request is a few hundred bytes; far larger ones are refused by the transport.
-  channelOptions: { "grpc.max_receive_message_length": MAX_REQUEST_BYTES },
-  logger,
-});
-logger.info({ http: http.port, grpc: grpc.port }, "lease-coordinator listening");
 
-function readPem(variable: "ADMISSION_TLS_CERT" | "ADMISSION_TLS_KEY"): Buffer {
-  try {
-    return readFileSync(config[variable]!);
-  } catch (err) {
-    logger.fatal({ variable, err: (err as Error).message }, "cannot read the lease webhook's certificate");
-    process.exit(2);
-  }
-}
+await runService({
+  name: "lease-coordinator",
+  config: leaseCoordinatorConfigSchema,
+  logFields: (config) => ({ replica: coordinatorId(config) }),
+  async wire({ config, logger, registry, readiness, bus }) {
+    // Without client-node's module graph (~70 MiB) unless the kubeconfig needs it (YAML, exec plugins).
+    const kc = await loadKubeAccess(config.KUBECONFIG);
+    const authMode = authModeOf(config);
+    if (authMode === "none") logger.warn({ LEASE_AUTH: "none" }, "LEASE_AUTH=none: callers are not authenticated and may act as any holder; for local and test runs only");
+    else logger.info({ token: authMode.token, mtls: authMode.mtls }, "LeaseService callers are authenticated");
+    const lc = createLeaseCoordinator({
+      kc,
+      auth: new LeaseAuth({ mode: authMode, reviewer: new KubeReviewer(kc, config.LEASE_AUTH_AUDIENCES), cacheTtlMs: config.LEASE_AUTH_CACHE_TTL, logger }),
+      bus: bus(),
+      policy: policyFromSettings(config).policy,
+      logger,
+      readiness,
+      registry,
+      stateMaxAgeMs: config.STATE_MAX_AGE,
+      sweepIntervalMs: config.SWEEP_INTERVAL,
+      budgetResyncMs: config.BUDGET_RESYNC,
+      adapters: adaptersOf(config),
+    });
 
-// The lease webhook: refuses disruptive API requests on nodes another holder leases (admission/).
-const webhook =
-  config.ADMISSION_TLS_CERT !== undefined
-    ? await startLeaseWebhook({
-        tls: { cert: readPem("ADMISSION_TLS_CERT"), key: readPem("ADMISSION_TLS_KEY") },
-        port: config.ADMISSION_PORT,
-        policy: policyFromSettings(config).policy,
-        holdOf: (node) => lc.holdOf(node),
-        lookups: new KubeNodeLookups(kc),
-        actsFor: actsForOf(config),
-        breakGlassGroups: config.ADMISSION_BREAK_GLASS_GROUPS,
-        logger,
-        onBreakGlass: (node, message) => lc.auditBreakGlass(node, message),
-      })
-    : undefined;
+    function readPem(variable: "ADMISSION_TLS_CERT" | "ADMISSION_TLS_KEY"): Buffer {
+      try {
+        return readFileSync(config[variable]!);
+      } catch (err) {
+        logger.fatal({ variable, err: (err as Error).message }, "cannot read the lease webhook's certificate");
+        process.exit(2);
+      }
+    }
 
-await runMain([lc.runnable, stopOnAbort("grpc", () => grpc.stop(2_000)), stopOnAbort("http", () => http.stop()), stopOnAbort("webhook", async () => webhook?.stop())], {
-  logger,
-  stopTimeoutMs: config.SHUTDOWN_TIMEOUT,
+    // The lease webhook: refuses disruptive API requests on nodes another holder leases (admission/).
+    const webhook =
+      config.ADMISSION_TLS_CERT !== undefined
+        ? await startLeaseWebhook({
+            tls: { cert: readPem("ADMISSION_TLS_CERT"), key: readPem("ADMISSION_TLS_KEY") },
+            port: config.ADMISSION_PORT,
+            policy: policyFromSettings(config).policy,
+            holdOf: (node) => lc.holdOf(node),
+            lookups: new KubeNodeLookups(kc),
+            actsFor: actsForOf(config),
+            breakGlassGroups: config.ADMISSION_BREAK_GLASS_GROUPS,
+            logger,
+            onBreakGlass: (node, message) => lc.auditBreakGlass(node, message),
+          })
+        : undefined;
+
+    return {
+      grpc: [[LeaseServiceService, lc.service]],
+      // Every LeaseService request is a few hundred bytes; far larger ones are refused by the transport.
+      grpcChannelOptions: { "grpc.max_receive_message_length": MAX_REQUEST_BYTES },
+      runnables: [lc.runnable, stopOnAbort("webhook", async () => webhook?.stop())],
+    };
+  },
 });

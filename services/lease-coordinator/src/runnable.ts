@@ -1,29 +1,22 @@
-// The lease-coordinator as a Runnable plus its LeaseService implementation: connect, load the state
-// plane, wait for the watcher's meta.synced, then serve; sweep for expiry; keep budget status true.
-import {
-  closeBus,
-  connectBus,
-  ensureEventStream,
-  ensureStateBucket,
-  EventPublisher,
-  StateCache,
-  type BusConnectionOptions,
-  type StateProjections,
-} from "@lockstep/bus";
+// The lease-coordinator as a Runnable (the skeleton's state-plane consumer) plus its LeaseService
+// implementation: once the watcher's meta.synced is seen, serve; sweep for expiry; keep budget
+// status true.
+import { EventPublisher, type BusConnectionOptions, type StateProjections } from "@lockstep/bus";
 import { Events, type LeaseServiceServer, type LeaseState } from "@lockstep/contracts";
 import type { KubeConfigLike } from "@lockstep/kube";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
-import { describeStaleness, StateFreshness, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
+import { abortedPromise, describeStaleness, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
+import { stateConsumer } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import { AdapterReconciler } from "./adapters/reconciler.js";
 import type { AdapterName } from "./adapters/plan.js";
 import type { LeaseAuth } from "./auth/lease-auth.js";
 import { buildView, indexCluster, leaseNodeOf, type ClusterIndex, type PolicyConfig } from "./policy/index.js";
-import { budgetStatus, BudgetStatusWriter } from "./service/budget-status.js";
-import { Coordinator, type EventSink, type NodeHold } from "./service/coordinator.js";
-import { leaseService } from "./service/grpc.js";
-import { toOutgoing } from "./service/events.js";
-import { EventOutbox } from "./service/outbox.js";
+import { budgetStatus, BudgetStatusWriter } from "./coordinator/budget-status.js";
+import { Coordinator, type EventSink, type NodeHold } from "./coordinator/coordinator.js";
+import { leaseService } from "./api/lease-service.js";
+import { toOutgoing } from "./coordinator/events.js";
+import { EventOutbox } from "./coordinator/outbox.js";
 import { KubeLeaseApi } from "./store/kube-leases.js";
 import { LeaseIndex } from "./store/lease-index.js";
 
@@ -84,103 +77,119 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
   let holdOf: LeaseCoordinator["holdOf"] = () => STARTING;
   let auditBreakGlass: LeaseCoordinator["auditBreakGlass"] = (node, message) => logger.warn({ node, message }, "break-glass not published: the coordinator is not serving");
 
-  const runnable: Runnable = {
+  const timers: NodeJS.Timeout[] = [];
+  let budgets: WorkQueue | undefined;
+  let outbox: EventOutbox | undefined;
+  let adapters: AdapterReconciler | undefined;
+  /** What wire() built for serve(). */
+  let serving: { coordinator: Coordinator; index: LeaseIndex; events: EventSink; allBudgets: () => void } | undefined;
+  async function stopServing(): Promise<void> {
+    for (const t of timers.splice(0)) clearInterval(t);
+    // A pass under way finishes (its writes are CAS, but an answer half-acted on is noise).
+    const last = adapters?.stop();
+    adapters = undefined;
+    await last;
+    coordinator = undefined;
+    index = undefined;
+    holdOf = () => STARTING;
+    await budgets?.stop();
+    budgets = undefined;
+    serving = undefined;
+  }
+  const kinds = ["node", "pool", "lease", "disruptionBudget", ...(o.adapters ? (["nodeSignal"] as const) : [])] as const;
+  const runnable = stateConsumer({
     name: "lease-coordinator",
-    async start(signal) {
-      const ready = o.readiness?.flag("state-synced", false, "state plane not yet synced");
-      const nc = await connectBus(o.bus);
-      const timers: NodeJS.Timeout[] = [];
-      let cache: StateCache<typeof PROJECTIONS> | undefined;
-      let budgets: WorkQueue | undefined;
-      let outbox: EventOutbox | undefined;
-      let adapters: AdapterReconciler | undefined;
+    bus: o.bus,
+    logger,
+    kinds,
+    project: PROJECTIONS,
+    readiness: o.readiness,
+    notSyncedReason: "state plane not yet synced",
+    registry: o.registry,
+    stateMaxAgeMs: o.stateMaxAgeMs,
+    async wire({ nc, cache, freshness }) {
+      const api = new KubeLeaseApi(o.kc);
+      const ns = await api.ensureNamespace(policy.namespace);
+      if (!ns.ok) logger.warn({ namespace: policy.namespace, reason: ns.reason }, "lease namespace could not be ensured");
+      const publisher = new EventPublisher(nc, "lease-coordinator");
+      outbox = new EventOutbox({ logger, publish: (e) => publisher.publish(Events[e.kind] as never, e.message as never, { id: e.id }) });
+      const events: EventSink = outbox;
+      const idx = new LeaseIndex(policy, clock);
+      // Every decision reads nodes, pools and budgets; they are copied out of the cache and
+      // indexed (node by name, pool and budget members) once per change, not once per decision.
+      let snapshot: ClusterIndex | undefined;
+      const clusterView = {
+        cluster: () => (snapshot ??= indexCluster(cache.list("node"), cache.list("pool"), cache.list("disruptionBudget"))),
+      };
+      const c = new Coordinator({
+        policy,
+        index: idx,
+        api,
+        events,
+        logger,
+        clock,
+        view: clusterView,
+        staleness: () => {
+          const f = freshness.current();
+          return f.fresh ? undefined : { why: describeStaleness(f), retryAfterSeconds: STALE_RETRY_AFTER_SECONDS };
+        },
+      });
+      // Waiting acquires are decided again the moment the view turns fresh (or stale).
+      freshness.onChange((f) => {
+        c.notify();
+        if (f.fresh && index) allBudgets();
+      });
+      const statusWriter = new BudgetStatusWriter(o.kc);
+      const guard = new HotLoopGuard({ onHotLoop: (err) => logger.error({ err }, "budget status hot loop; not writing") });
+      const queue = (budgets = new WorkQueue(
+        async (name) => {
+          const budget = cache.get("disruptionBudget", name);
+          if (!budget) return;
+          // A status computed from a stale view could say a budget has room it no longer has:
+          // held as last written; every budget is evaluated again once the view is fresh.
+          if (!freshness.fresh) return;
+          const now = clock();
+          const cluster = clusterView.cluster();
+          const records = idx.all().map((e) => e.rec);
+          const view = buildView({ nodes: [], pools: [], budgets: [], leases: [], records, observations: idx.observations, observationsCurrent: true }, now, policy);
+          const desired = budgetStatus(budget, cluster.nodes, cluster.pools, view.heldNodes, new Date(now), policy, cluster);
+          if (!guard.check(name, writeFingerprint(desired))) return;
+          const result = await statusWriter.write(name, desired);
+          if (result === "unchanged") guard.reset(name);
+          if (result === "written") logger.info({ budget: name, valid: desired.valid, disrupted: desired.disrupted }, "budget status written");
+        },
+        { name: "budget-status", concurrency: 2, onError: (key, err) => logger.warn({ err, budget: key }, "budget status write failed; retrying") },
+      ));
+      const allBudgets = () => {
+        for (const b of cache.list("disruptionBudget")) queue.add(b.name);
+      };
+      // A burst of grants changes leases hundreds of times a second; each status evaluation reads
+      // every lease and every member, so lease changes are folded into one evaluation per delay.
+      const budgetsSoon = () => {
+        for (const b of cache.list("disruptionBudget")) queue.addAfter(b.name, LEASE_STATUS_DELAY_MS);
+      };
+      cache.onChange((ch) => {
+        if (ch.parsed.kind === "meta") return;
+        if (ch.parsed.kind === "nodeSignal") {
+          adapters?.soon();
+          return;
+        }
+        if (ch.parsed.kind === "lease") {
+          idx.fromPlane(ch.parsed.namespace ?? "", ch.parsed.name, ch.op === "put" ? (ch.value as LeaseState) : undefined);
+          if (index) budgetsSoon();
+          // A refused adapted lease may be recordable now.
+          adapters?.leaseChanged(ch.op === "put" ? (ch.value as LeaseState).holderIdentity : undefined);
+          return;
+        }
+        snapshot = undefined;
+        c.notify();
+        if (index) allBudgets();
+      });
+      serving = { coordinator: c, index: idx, events, allBudgets };
+    },
+    async serve({ cache, freshness }, signal) {
+      const { coordinator: c, index: idx, events, allBudgets } = serving!;
       try {
-        await ensureEventStream(nc);
-        const kv = await ensureStateBucket(nc);
-        const api = new KubeLeaseApi(o.kc);
-        const ns = await api.ensureNamespace(policy.namespace);
-        if (!ns.ok) logger.warn({ namespace: policy.namespace, reason: ns.reason }, "lease namespace could not be ensured");
-        const publisher = new EventPublisher(nc, "lease-coordinator");
-        outbox = new EventOutbox({ logger, publish: (e) => publisher.publish(Events[e.kind] as never, e.message as never, { id: e.id }) });
-        const events: EventSink = outbox;
-        const idx = new LeaseIndex(policy, clock);
-        // Every decision reads nodes, pools and budgets; they are copied out of the cache and
-        // indexed (node by name, pool and budget members) once per change, not once per decision.
-        let snapshot: ClusterIndex | undefined;
-        const kinds = ["node", "pool", "lease", "disruptionBudget", ...(o.adapters ? (["nodeSignal"] as const) : [])] as const;
-        cache = new StateCache(kv, { kinds: [...kinds], logger, project: PROJECTIONS });
-        const freshness = new StateFreshness({ source: cache, maxAgeMs: o.stateMaxAgeMs ?? 15_000, readiness: o.readiness, registry: o.registry, logger });
-        const clusterView = {
-          cluster: () => (snapshot ??= indexCluster(cache!.list("node"), cache!.list("pool"), cache!.list("disruptionBudget"))),
-        };
-        const c = new Coordinator({
-          policy,
-          index: idx,
-          api,
-          events,
-          logger,
-          clock,
-          view: clusterView,
-          staleness: () => {
-            const f = freshness.current();
-            return f.fresh ? undefined : { why: describeStaleness(f), retryAfterSeconds: STALE_RETRY_AFTER_SECONDS };
-          },
-        });
-        // Waiting acquires are decided again the moment the view turns fresh (or stale).
-        freshness.onChange((f) => {
-          c.notify();
-          if (f.fresh && index) allBudgets();
-        });
-        cache.onHeartbeat(() => freshness.check());
-        freshness.start(signal);
-        const statusWriter = new BudgetStatusWriter(o.kc);
-        const guard = new HotLoopGuard({ onHotLoop: (err) => logger.error({ err }, "budget status hot loop; not writing") });
-        budgets = new WorkQueue(
-          async (name) => {
-            const budget = cache!.get("disruptionBudget", name);
-            if (!budget) return;
-            // A status computed from a stale view could say a budget has room it no longer has:
-            // held as last written; every budget is evaluated again once the view is fresh.
-            if (!freshness.fresh) return;
-            const now = clock();
-            const cluster = clusterView.cluster();
-            const records = idx.all().map((e) => e.rec);
-            const view = buildView({ nodes: [], pools: [], budgets: [], leases: [], records, observations: idx.observations, observationsCurrent: true }, now, policy);
-            const desired = budgetStatus(budget, cluster.nodes, cluster.pools, view.heldNodes, new Date(now), policy, cluster);
-            if (!guard.check(name, writeFingerprint(desired))) return;
-            const result = await statusWriter.write(name, desired);
-            if (result === "unchanged") guard.reset(name);
-            if (result === "written") logger.info({ budget: name, valid: desired.valid, disrupted: desired.disrupted }, "budget status written");
-          },
-          { name: "budget-status", concurrency: 2, onError: (key, err) => logger.warn({ err, budget: key }, "budget status write failed; retrying") },
-        );
-        const allBudgets = () => {
-          for (const b of cache?.list("disruptionBudget") ?? []) budgets!.add(b.name);
-        };
-        // A burst of grants changes leases hundreds of times a second; each status evaluation reads
-        // every lease and every member, so lease changes are folded into one evaluation per delay.
-        const budgetsSoon = () => {
-          for (const b of cache?.list("disruptionBudget") ?? []) budgets!.addAfter(b.name, LEASE_STATUS_DELAY_MS);
-        };
-        cache.onChange((ch) => {
-          if (ch.parsed.kind === "meta") return;
-          if (ch.parsed.kind === "nodeSignal") {
-            adapters?.soon();
-            return;
-          }
-          if (ch.parsed.kind === "lease") {
-            idx.fromPlane(ch.parsed.namespace ?? "", ch.parsed.name, ch.op === "put" ? (ch.value as LeaseState) : undefined);
-            if (index) budgetsSoon();
-            // A refused adapted lease may be recordable now.
-            adapters?.leaseChanged(ch.op === "put" ? (ch.value as LeaseState).holderIdentity : undefined);
-            return;
-          }
-          snapshot = undefined;
-          c.notify();
-          if (index) allBudgets();
-        });
-        await cache.start();
-        await cache.whenSynced(signal);
         for (const l of cache.list("lease")) idx.fromPlane(l.namespace, l.name, l);
         index = idx;
         coordinator = c;
@@ -188,17 +197,16 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         holdOf = (node) => (freshness.fresh ? c.hold(node) : { unavailable: describeStaleness(freshness.current()) });
         auditBreakGlass = (node, message) =>
           events.emit(toOutgoing([{ type: "warning.raised", node, message, warning: { code: "BreakGlass", node, message } }], { namespace: policy.namespace }));
-        ready?.set(true);
         logger.info({ namespace: policy.namespace, leases: idx.size }, "lease-coordinator serving");
         o.onStarted?.(c, idx);
-        budgets.start();
+        budgets!.start();
         allBudgets();
         timers.push(setInterval(() => c.sweep(), o.sweepIntervalMs ?? 2_000));
         if (o.adapters) {
           const enabled = new Set(o.adapters.enabled);
           adapters = new AdapterReconciler({
             coordinator: c,
-            signals: () => cache!.list("nodeSignal"),
+            signals: () => cache.list("nodeSignal"),
             enabled,
             events,
             namespace: policy.namespace,
@@ -211,26 +219,18 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
           timers.push(setInterval(() => void adapters?.trigger(), o.adapters.resyncMs ?? 10_000));
         }
         timers.push(setInterval(allBudgets, o.budgetResyncMs ?? 30_000));
-        await new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
-      } catch (err) {
-        if (!signal.aborted) throw err;
+        await abortedPromise(signal);
       } finally {
-        for (const t of timers) clearInterval(t);
-        // A pass under way finishes (its writes are CAS, but an answer half-acted on is noise).
-        const last = adapters?.stop();
-        adapters = undefined;
-        await last;
-        coordinator = undefined;
-        index = undefined;
-        holdOf = () => STARTING;
-        await budgets?.stop();
-        cache?.stop();
-        // Events of the last grants still go out (bounded), then retries stop.
-        if (outbox) await Promise.race([outbox.drained(), new Promise((r) => setTimeout(r, 2_000).unref())]);
-        outbox?.close();
-        await closeBus(nc);
+        await stopServing();
       }
     },
-  };
+    async drain() {
+      // Events of the last grants still go out (bounded), then retries stop.
+      if (outbox) await Promise.race([outbox.drained(), new Promise((r) => setTimeout(r, 2_000).unref())]);
+      outbox?.close();
+      outbox = undefined;
+    },
+  });
+
   return { service, runnable, holdOf: (node) => holdOf(node), auditBreakGlass: (node, message) => auditBreakGlass(node, message) };
 }

@@ -19,7 +19,7 @@ import { watcherRunnable } from "@lockstep/watcher";
 import { LeaseAuth } from "../src/auth/lease-auth.js";
 import { validatePolicy, type PolicyConfig } from "@lockstep/lease-policy";
 import { createLeaseCoordinator, type LeaseCoordinator, type LeaseCoordinatorOptions } from "../src/runnable.js";
-import type { Coordinator } from "../src/service/coordinator.js";
+import type { Coordinator } from "../src/coordinator/coordinator.js";
 import type { LeaseIndex } from "../src/store/lease-index.js";
 
 export const NS = "lockstep-leases";

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
-import type { AggregatorHooks } from "./aggregator.js";
+import type { AggregatorHooks } from "./aggregator/aggregator.js";
 
 export interface AggregatorMetrics {
   recompute: Histogram;

@@ -1,12 +1,13 @@
-// The aggregator as a Runnable: connect to NATS, make sure the planes exist, feed the state plane
-// into the aggregator, act (flush, publish) only after the watcher's meta.synced marker, refresh
-// watchers periodically, and drain on stop.
-import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublisher, StateCache, type BusConnectionOptions, type StateProjections } from "@lockstep/bus";
+// The aggregator as a Runnable (the skeleton's state-plane consumer): the state plane feeds the
+// aggregator; it acts (flushes, publishes) only after the watcher's meta.synced marker; watchers
+// are refreshed periodically; on stop, facts in flight get a bounded drain.
+import { EventPublisher, type BusConnectionOptions, type StateProjections } from "@lockstep/bus";
 import { Events, type StateKindName } from "@lockstep/contracts";
-import { StateFreshness, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
+import { abortedPromise, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
+import { stateConsumer } from "@lockstep/skeleton";
 import type { Logger } from "pino";
-import type { Aggregator } from "./aggregator.js";
-import { projectNode } from "./node-projection.js";
+import type { Aggregator } from "./aggregator/aggregator.js";
+import { projectNode } from "./view/node-projection.js";
 
 /** The state kinds the aggregator reads. */
 export const AGGREGATOR_KINDS: StateKindName[] = [
@@ -20,8 +21,11 @@ export const AGGREGATOR_KINDS: StateKindName[] = [
   "nodeDisruptionPolicy",
 ];
 
-/** What the cache keeps of the kinds the aggregator reads only a part of (see node-projection.ts). */
+/** What the cache keeps of the kinds the aggregator reads only a part of (see view/node-projection.ts). */
 export const AGGREGATOR_PROJECTIONS = { node: projectNode } satisfies StateProjections;
+
+/** How long facts still in flight at stop may take to be acknowledged. */
+const DRAIN_MS = 2_000;
 
 export interface AggregatorRunnableOptions {
   aggregator: Aggregator;
@@ -37,46 +41,43 @@ export interface AggregatorRunnableOptions {
 }
 
 export function aggregatorRunnable(o: AggregatorRunnableOptions): Runnable {
-  return {
+  const { aggregator } = o;
+  return stateConsumer({
     name: "status-aggregator",
-    async start(signal) {
-      const ready = o.readiness?.flag("state-synced", false, "waiting for the state plane and meta.synced");
-      const nc = await connectBus(o.bus);
-      let cache: StateCache<typeof AGGREGATOR_PROJECTIONS> | undefined;
-      let refresh: NodeJS.Timeout | undefined;
+    bus: o.bus,
+    logger: o.logger,
+    kinds: AGGREGATOR_KINDS,
+    project: AGGREGATOR_PROJECTIONS,
+    readiness: o.readiness,
+    notSyncedReason: "waiting for the state plane and meta.synced",
+    registry: o.registry,
+    stateMaxAgeMs: o.stateMaxAgeMs,
+    // The age goes out in every answer and the gauge. Deliberately not a readiness check here: a
+    // not-ready aggregator drops out of its Service, and `lockstep status` could then not say that
+    // the view is stale, the one thing a user most needs to hear while the watcher is away.
+    staleIsNotReady: false,
+    wire({ nc, cache, freshness }) {
+      const publisher = new EventPublisher(nc, o.source ?? "status-aggregator");
+      aggregator.attachPublisher(async (event, id) => {
+        await publisher.publish(Events.insightChanged, event, { id });
+      });
+      cache.onChange((c) => aggregator.apply(c));
+      aggregator.attachFreshness(() => freshness.current());
+    },
+    async serve(_plane, signal) {
+      aggregator.markSynced();
+      o.logger.info({ nodes: aggregator.view.nodeCount }, "status view synced");
+      const refresh = setInterval(() => aggregator.refreshWatchers(), o.watchRefreshMs);
       try {
-        await ensureEventStream(nc);
-        const publisher = new EventPublisher(nc, o.source ?? "status-aggregator");
-        o.aggregator.attachPublisher(async (event, id) => {
-          await publisher.publish(Events.insightChanged, event, { id });
-        });
-        const kv = await ensureStateBucket(nc);
-        cache = new StateCache(kv, { logger: o.logger, kinds: AGGREGATOR_KINDS, project: AGGREGATOR_PROJECTIONS });
-        cache.onChange((c) => o.aggregator.apply(c));
-        // The age goes out in every answer and the gauge. Deliberately not a readiness check here:
-        // a not-ready aggregator drops out of its Service, and `lockstep status` could then not say
-        // that the view is stale, the one thing a user most needs to hear while the watcher is away.
-        const freshness = new StateFreshness({ source: cache, maxAgeMs: o.stateMaxAgeMs ?? 15_000, registry: o.registry, logger: o.logger });
-        cache.onHeartbeat(() => freshness.check());
-        freshness.start(signal);
-        o.aggregator.attachFreshness(() => freshness.current());
-        await cache.start();
-        await cache.whenSynced(signal);
-        o.aggregator.markSynced();
-        ready?.set(true);
-        o.logger.info({ nodes: o.aggregator.view.nodeCount }, "status view synced");
-        refresh = setInterval(() => o.aggregator.refreshWatchers(), o.watchRefreshMs);
-        await new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
-      } catch (err) {
-        if (!signal.aborted) throw err;
+        await abortedPromise(signal);
       } finally {
-        if (refresh) clearInterval(refresh);
-        cache?.stop();
-        o.aggregator.stop();
-        await Promise.race([o.aggregator.drain(), new Promise((r) => setTimeout(r, 2_000))]);
-        o.aggregator.stopPublishing();
-        await closeBus(nc);
+        clearInterval(refresh);
       }
     },
-  };
+    async drain() {
+      aggregator.stop();
+      await Promise.race([aggregator.drain(), new Promise((r) => setTimeout(r, DRAIN_MS))]);
+      aggregator.stopPublishing();
+    },
+  });
 }

@@ -2,7 +2,9 @@
 NATS least privilege: what each service publishes and subscribes to. Derived from the code:
 every service ensures the event stream and the state bucket exist (packages/bus setup.ts: stream
 info, then update or create), loads and follows the state bucket through a KV watch (an ordered
-consumer on stream KV_lockstep-state-v1, with flow control), and receives replies on _INBOX.>.
+consumer on stream KV_lockstep-state-v1, with flow control; a kind that may hold nothing is told
+apart from a slow one by listing its keys, which asks for the listing consumer's info: watch-start.ts),
+and receives replies on _INBOX.>.
 On top of that, only the watcher writes the state bucket ($KV.lockstep-state-v1.>), and each
 service publishes only its own facts (packages/contracts/src/events.ts). Verified on a real
 nats-server by packages/chart-test (nats.test.ts).
@@ -19,6 +21,7 @@ common:
     - "$JS.API.CONSUMER.CREATE.KV_lockstep-state-v1"
     - "$JS.API.CONSUMER.CREATE.KV_lockstep-state-v1.>"
     - "$JS.API.CONSUMER.DELETE.KV_lockstep-state-v1.>"
+    - "$JS.API.CONSUMER.INFO.KV_lockstep-state-v1.>"
     - "$JS.FC.KV_lockstep-state-v1.>"
   subscribe:
     - "_INBOX.>"

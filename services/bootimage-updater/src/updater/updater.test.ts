@@ -27,8 +27,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOT_LOOP_LIMIT, hotLoopMessage } from "../bootimages/index.js";
 import { awsProviderSpec } from "../bootimages/testdata/provider-specs.js";
 import { streamDocument } from "../bootimages/testdata/stream.js";
-import { bootImageService } from "./grpc.js";
-import { bootImageUpdater } from "./runnable.js";
+import { bootImageService } from "../api/boot-image-service.js";
+import { bootImageUpdater } from "../runnable.js";
 import type { PassReport } from "./updater.js";
 
 const OLD_AMI = "ami-0c5d3e3b4f3d1c7e2";

@@ -6,8 +6,8 @@
 import type { NodeSignalState } from "@lockstep/contracts";
 import type { Logger } from "pino";
 import { operationName, parseOperation } from "@lockstep/lease-policy";
-import { CoordinatorError, type Coordinator, type EventSink } from "../service/coordinator.js";
-import { toOutgoing } from "../service/events.js";
+import { CoordinatorError, type Coordinator, type EventSink } from "../coordinator/coordinator.js";
+import { toOutgoing } from "../coordinator/events.js";
 import { adaptedSignals, ADAPTER_HOLDER_PREFIX, planAdapters, type AdaptedSignal, type AdapterName, type CurrentHold } from "./plan.js";
 
 export type AdapterCoordinator = Pick<Coordinator, "acquire" | "release" | "hold" | "list">;

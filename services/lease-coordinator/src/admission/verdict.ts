@@ -4,7 +4,7 @@
 // refused here is one an Acquire for the same operation would be refused too.
 import { OperationType } from "@lockstep/contracts";
 import { evaluateConflict, operationName, type OperationName, type PolicyConfig } from "@lockstep/lease-policy";
-import type { NodeHold } from "../service/coordinator.js";
+import type { NodeHold } from "../coordinator/coordinator.js";
 import type { AdmissionUser } from "./review.js";
 
 /** Requesters that act for a holder: e.g. the machine-config daemon drains under the controller's Update lease. */

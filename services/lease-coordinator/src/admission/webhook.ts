@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { PolicyConfig } from "@lockstep/lease-policy";
-import type { NodeHold } from "../service/coordinator.js";
+import type { NodeHold } from "../coordinator/coordinator.js";
 import { classify, type NodeDisruption } from "./disruption.js";
 import type { NodeLookups } from "./node-lookups.js";
 import { admissionResponse, parseAdmissionReview, type AdmissionRequest } from "./review.js";

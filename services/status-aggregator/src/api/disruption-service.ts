@@ -2,7 +2,7 @@
 import { status as Status } from "@grpc/grpc-js";
 import type { DisruptionServiceServer } from "@lockstep/contracts";
 import type { Logger } from "pino";
-import type { Aggregator } from "../aggregator.js";
+import type { Aggregator } from "../aggregator/aggregator.js";
 import { PreviewError, type PreviewTarget } from "../preview/preview.js";
 import { grpcError } from "./update-status-service.js";
 

@@ -5,9 +5,9 @@ import { status as Status, type ServerErrorResponse } from "@grpc/grpc-js";
 import type { NodeInsight, UpdateStatusServiceServer } from "@lockstep/contracts";
 import { DETAILS_VALUES, type Details, StatusError } from "@lockstep/insights";
 import type { Logger } from "pino";
-import type { Aggregator } from "../aggregator.js";
+import type { Aggregator } from "../aggregator/aggregator.js";
 import type { NodeKeys } from "../view/node-keys.js";
-import { withNodeFields } from "./fast-encode.js";
+import { withNodeFields } from "../proto/fast-encode.js";
 import { PageTokenError, decodePageToken, encodePageToken } from "./page-token.js";
 
 export const DEFAULT_PAGE_SIZE = 500;

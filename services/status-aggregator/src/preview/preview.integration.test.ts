@@ -16,9 +16,9 @@ import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/
 import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Aggregator } from "../aggregator.js";
+import { Aggregator } from "../aggregator/aggregator.js";
 import { disruptionService } from "../api/disruption-service.js";
-import { updateStatusServiceDefinition } from "../api/fast-encode.js";
+import { updateStatusServiceDefinition } from "../proto/fast-encode.js";
 import { updateStatusService } from "../api/update-status-service.js";
 import { aggregatorRunnable } from "../runnable.js";
 

@@ -2,7 +2,7 @@
 // Method names and argument objects are client-node's CustomObjectsApi ones, written out per kind
 // with literal group and plural, so chart-test's RBAC scanner derives the grants from this file.
 import { CustomObjectsApi, KubeHttp, type KubeConfigLike } from "@lockstep/kube";
-import type { InsightKind, InsightObject } from "./types.js";
+import type { InsightKind, InsightObject } from "@lockstep/contracts";
 
 type Ref = { group: string; version: string; plural: string };
 type Obj = Record<string, any>;

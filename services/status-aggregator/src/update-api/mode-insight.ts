@@ -2,7 +2,7 @@
 // the Update Status API and why. Pure.
 import { type HealthInsight, ZERO_TIME } from "@lockstep/insights";
 import type { ModeDecision } from "./stand-back.js";
-import { UPDATE_GROUP } from "./types.js";
+import { UPDATE_GROUP } from "@lockstep/contracts";
 
 const REFERENCE = "https://github.com/openshift/api/pull/2233";
 

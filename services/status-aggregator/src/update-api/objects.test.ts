@@ -1,7 +1,7 @@
 import { type HealthInsight, type NodeRecord, ZERO_TIME, summarizePool } from "@lockstep/insights";
 import { describe, expect, it } from "vitest";
 import { clusterOperatorObject, healthInsightName, healthObject, nodeObject, poolObject } from "./objects.js";
-import type { ClusterOperatorProgressStatus, NodeProgressStatus, PoolProgressStatus } from "./types.js";
+import type { ClusterOperatorProgressStatus, NodeProgressStatus, PoolProgressStatus } from "@lockstep/contracts";
 
 const NOW = 1_700_000_000_000_000_000n;
 

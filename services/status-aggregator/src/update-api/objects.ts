@@ -28,7 +28,7 @@ import type {
   InsightStatus,
   NodeProgressStatus,
   PoolProgressStatus,
-} from "./types.js";
+} from "@lockstep/contracts";
 
 /** A condition whose lastTransitionTime may be left to the writer (kept while the status holds). */
 export type DesiredCondition = Omit<ApiCondition, "lastTransitionTime"> & { lastTransitionTime?: string };

@@ -4,7 +4,7 @@ import type { KubeConfigLike } from "@lockstep/kube";
 import type { Runnable } from "@lockstep/runtime";
 import type { Logger } from "pino";
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { Aggregator } from "../aggregator.js";
+import type { Aggregator } from "../aggregator/aggregator.js";
 import { insightApi } from "./client.js";
 import { modeInsights } from "./mode-insight.js";
 import { type ApiMode, CRD_NAMES } from "./stand-back.js";

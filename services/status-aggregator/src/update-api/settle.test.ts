@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canonical, sameStatus, settleStatus, statusPatch } from "./settle.js";
-import type { ClusterOperatorProgressStatus, ClusterVersionProgressStatus, InsightStatus } from "./types.js";
+import type { ClusterOperatorProgressStatus, ClusterVersionProgressStatus, InsightStatus } from "@lockstep/contracts";
 
 const co = (status: "True" | "False", at?: string): InsightStatus =>
   ({ name: "etcd", conditions: [{ type: "Updating", status, reason: "X", message: "m", ...(at ? { lastTransitionTime: at } : {}) }] }) as ClusterOperatorProgressStatus;

@@ -1,5 +1,5 @@
 // Desired vs observed: the status to write, and whether writing it changes anything. Pure.
-import type { ApiCondition, ClusterVersionProgressStatus, InsightStatus } from "./types.js";
+import type { ApiCondition, ClusterVersionProgressStatus, InsightStatus } from "@lockstep/contracts";
 
 /** An estimate that moved less than this is not worth a write (it is recomputed from a moving now). */
 export const ESTIMATE_TOLERANCE_MS = 60_000;

@@ -2,7 +2,7 @@
 // the CRDs come from elsewhere (OpenShift's cluster-version operator installs them with the
 // UpgradeStatus feature gate, and its controller produces the objects), Lockstep stands back and
 // writes nothing, so two producers never fight over the same objects. Pure.
-import { CRD_OWNER, CRD_OWNER_ANNOTATION, INSIGHT_KINDS, PLURALS, UPDATE_GROUP } from "./types.js";
+import { CRD_OWNER, CRD_OWNER_ANNOTATION, INSIGHT_KINDS, PLURALS, UPDATE_GROUP } from "@lockstep/contracts";
 
 export type ApiMode = "writing" | "standing-back" | "crds-missing";
 

@@ -12,11 +12,11 @@ import { ocUpgradeStatusDir, startNatsServer, waitFor, type NatsServer } from "@
 import { watcherRunnable } from "@lockstep/watcher";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { Aggregator } from "../aggregator.js";
+import { Aggregator } from "../aggregator/aggregator.js";
 import { aggregatorRunnable } from "../runnable.js";
 import { insightApi, listAll } from "./client.js";
 import { updateApiRunnable } from "./runnable.js";
-import { type InsightKind, MANAGED_BY, MANAGED_BY_LABEL } from "./types.js";
+import { type InsightKind, MANAGED_BY, MANAGED_BY_LABEL } from "@lockstep/contracts";
 import { UpdateApiWriter, type WriteVerb } from "./writer.js";
 
 const CRDS_DIR = fileURLToPath(new URL("../../../../deploy/helm/lockstep/crds/", import.meta.url));

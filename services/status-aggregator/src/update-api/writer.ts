@@ -22,7 +22,7 @@ import {
 } from "./objects.js";
 import { canonical, settleStatus, statusPatch } from "./settle.js";
 import { type ApiMode, CRD_NAMES, decideMode, type ModeDecision } from "./stand-back.js";
-import { INSIGHT_KINDS, type InsightKind, type InsightObject, type InsightStatus, MANAGED_BY, MANAGED_BY_LABEL, UPDATE_API_VERSION } from "./types.js";
+import { INSIGHT_KINDS, type InsightKind, type InsightObject, type InsightStatus, MANAGED_BY, MANAGED_BY_LABEL, UPDATE_API_VERSION } from "@lockstep/contracts";
 
 /** What the writer reads of the aggregator (see aggregatorSource). */
 export interface WriterSource {

@@ -7,9 +7,9 @@ import { isDeepStrictEqual } from "node:util";
 import { ClusterOperatorState, ClusterVersionState, MachineConfigState, NodeState, PoolState } from "@lockstep/contracts";
 import { evaluate, inputsFromState, type NodeRecord, parseTime, render } from "@lockstep/insights";
 import fc from "fast-check";
-import { changeField, type Change, type Vocabulary } from "@lockstep/testing";
+import { applyClusterStep, clusterSteps, loadWorld, type ClusterModel, type ClusterSink, type ClusterWorld, type Vocabulary } from "@lockstep/testing";
 import { describe, expect, it } from "vitest";
-import { projectNode } from "../node-projection.js";
+import { projectNode } from "./node-projection.js";
 import { StatusView } from "./status-view.js";
 
 const NOW = parseTime("2024-03-01T12:00:00Z");
@@ -57,7 +57,6 @@ function words(key: string | number | undefined): readonly string[] {
 const LABEL_KEYS = ["node-role.kubernetes.io/worker", "node-role.kubernetes.io/infra", "node-role.kubernetes.io/master", "zone", LAYERED];
 
 const VOCABULARY: Vocabulary = { words, maps: new Set(["labels", "matchLabels"]), mapKeys: LABEL_KEYS, dates: DATES };
-const change = <T>(root: T, template: T, c: Change): T => changeField(root, template, c, VOCABULARY);
 
 // ---- The world ---------------------------------------------------------------------------------
 
@@ -155,12 +154,8 @@ const CV_TEMPLATE = ClusterVersionState.fromPartial({
   clusterId: "c",
 });
 
-interface World {
-  cv: ClusterVersionState;
+interface World extends ClusterWorld<NodeState, PoolState, MachineConfigState, ClusterVersionState> {
   operators: ClusterOperatorState[];
-  pools: Map<string, PoolState>;
-  mcs: Map<string, MachineConfigState>;
-  nodes: Map<string, NodeState>;
 }
 
 /** `migration`: the newest two history entries share a version (a multi-arch migration). */
@@ -270,62 +265,22 @@ function diff(before: readonly NodeRecord[], after: readonly NodeRecord[]): Even
   return events;
 }
 
-const KINDS = ["node", "node", "node", "node", "pool", "pool", "machineConfig", "clusterVersion", "clusterVersion", "addNode", "deleteNode"] as const;
-interface Step extends Change {
-  kind: (typeof KINDS)[number];
-  target: number;
-}
-const step: fc.Arbitrary<Step> = fc.record({ kind: fc.constantFrom(...KINDS), target: fc.nat(), where: fc.nat(), how: fc.nat(), what: fc.nat() });
+const MODEL: ClusterModel<NodeState, PoolState, MachineConfigState, ClusterVersionState> = {
+  pools: POOLS,
+  vocabulary: VOCABULARY,
+  templates: { node: NODE_TEMPLATE, pool: POOL_TEMPLATE, machineConfig: MC_TEMPLATE, clusterVersion: CV_TEMPLATE },
+  node,
+  pool: (name) => world(false).pools.get(name)!,
+};
 
-/** Applies one step to the world and to the optimised path. */
-function apply(w: World, o: Optimised, s: Step): void {
-  const pick = <T>(xs: readonly T[]): T => xs[s.target % xs.length]!;
-  switch (s.kind) {
-    case "node": {
-      if (w.nodes.size === 0) return;
-      const name = pick([...w.nodes.keys()]);
-      const next = change(w.nodes.get(name)!, NODE_TEMPLATE, s);
-      w.nodes.set(name, next);
-      o.node(name, next);
-      return;
-    }
-    case "addNode": {
-      const name = `extra-${s.target % 3}`;
-      const next = node(name, pick(POOLS), s.what);
-      w.nodes.set(name, next);
-      o.node(name, next);
-      return;
-    }
-    case "deleteNode": {
-      if (w.nodes.size === 0) return;
-      const name = pick([...w.nodes.keys()]);
-      w.nodes.delete(name);
-      o.node(name, undefined);
-      return;
-    }
-    case "pool": {
-      const name = pick(POOLS);
-      const before = w.pools.get(name);
-      // A pool can also go away and come back.
-      const next = before === undefined ? world(false).pools.get(name)! : s.how % 17 === 0 ? undefined : change(before, POOL_TEMPLATE, s);
-      if (next) w.pools.set(name, next);
-      else w.pools.delete(name);
-      o.view.setPool(name, next);
-      return;
-    }
-    case "machineConfig": {
-      const name = pick([...w.mcs.keys()]);
-      const next = change(w.mcs.get(name)!, MC_TEMPLATE, s);
-      w.mcs.set(name, next);
-      o.view.setMachineConfig(name, next);
-      return;
-    }
-    case "clusterVersion": {
-      w.cv = change(w.cv, CV_TEMPLATE, s);
-      o.view.setClusterVersion(w.cv);
-      return;
-    }
-  }
+/** The optimised path's side of the steps. */
+function sink(o: Optimised): ClusterSink<NodeState, PoolState, MachineConfigState, ClusterVersionState> {
+  return {
+    node: (name, v) => o.node(name, v),
+    pool: (name, v) => o.view.setPool(name, v),
+    machineConfig: (name, v) => o.view.setMachineConfig(name, v),
+    clusterVersion: (v) => o.view.setClusterVersion(v),
+  };
 }
 
 function eventsOf(r: ReturnType<StatusView["flush"]>): Events {
@@ -339,19 +294,16 @@ function eventsOf(r: ReturnType<StatusView["flush"]>): Events {
 describe("StatusView against a full evaluation, under arbitrary field changes", () => {
   it("gives identical insights, rows and events at every step", () => {
     fc.assert(
-      fc.property(fc.boolean(), fc.array(step, { minLength: 1, maxLength: 40 }), (migration, steps) => {
+      fc.property(fc.boolean(), clusterSteps(["node", "node", "node", "node", "pool", "pool", "machineConfig", "clusterVersion", "clusterVersion", "addNode", "deleteNode"]), (migration, steps) => {
         const w = world(migration);
         const o = new Optimised();
-        o.view.setClusterVersion(w.cv);
         for (const op of w.operators) o.view.setClusterOperator(op.name, op);
-        for (const p of w.pools.values()) o.view.setPool(p.name, p);
-        for (const m of w.mcs.values()) o.view.setMachineConfig(m.name, m);
-        for (const [n, s] of w.nodes) o.node(n, s);
+        loadWorld(w, sink(o));
         o.view.flush(NOW);
         let expected = full(w);
         expect(shown(() => o.view.evaluation(NOW, NOW))).toBe(expected.shown);
         for (const [i, s] of steps.entries()) {
-          apply(w, o, s);
+          applyClusterStep(w, sink(o), s, MODEL);
           const events = eventsOf(o.view.flush(NOW));
           const next = full(w);
           expect(events, `events, step ${i}`).toEqual(diff(expected.records, next.records));

@@ -10,7 +10,7 @@ import { silentLogger } from "@lockstep/runtime";
 import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { watcherRunnable } from "../watcher.js";
+import { watcherRunnable } from "../runnable.js";
 
 let sim: KubeSim;
 let nats: NatsServer;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { InsightObjects } from "./from-api-types.js";
+import type { InsightObjects } from "@lockstep/contracts";
 import { FromApiError, evaluationFromApi, nodeRecordFromApi } from "./from-api-model.js";
 
 const empty = (): InsightObjects => ({

@@ -34,7 +34,7 @@ import type {
   InsightObjects,
   NodeProgressStatus,
   PoolProgressStatus,
-} from "./from-api-types.js";
+} from "@lockstep/contracts";
 
 export class FromApiError extends Error {
   constructor(message: string) {

@@ -11,17 +11,8 @@ import { promisify } from "node:util";
 import { render } from "@lockstep/insights";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, writeKubeconfig, type KubeSim } from "@lockstep/kube-sim";
-import {
-  Aggregator,
-  aggregatorRunnable,
-  INSIGHT_KINDS,
-  type InsightKind,
-  type InsightObject,
-  type InsightObjects,
-  PLURALS,
-  updateApiRunnable,
-  type UpdateApiWriter,
-} from "@lockstep/status-aggregator";
+import { INSIGHT_KINDS, type InsightKind, type InsightObject, type InsightObjects, PLURALS } from "@lockstep/contracts";
+import { Aggregator, aggregatorRunnable, updateApiRunnable, type UpdateApiWriter } from "@lockstep/status-aggregator";
 import { ocUpgradeStatusCases, ocUpgradeStatusDir, startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

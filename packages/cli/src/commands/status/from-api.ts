@@ -3,7 +3,7 @@
 import { type Details, render, wallClockNow } from "@lockstep/insights";
 import { KubeHttp, loadKubeAccess } from "@lockstep/kube";
 import { evaluationFromApi } from "./from-api-model.js";
-import { INSIGHT_KINDS, type InsightObject, type InsightObjects, PLURALS, UPDATE_GROUP, UPDATE_VERSION } from "./from-api-types.js";
+import { INSIGHT_KINDS, type InsightObject, type InsightObjects, PLURALS, UPDATE_GROUP, UPDATE_VERSION } from "@lockstep/contracts";
 
 interface ListPage {
   items?: InsightObject[];

@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { ClusterVersionState, MachineConfigState, NodeState, PoolState, type SkewReport, type StateKindName } from "@lockstep/contracts";
 import fc from "fast-check";
-import { changeField, type Change, type Vocabulary } from "@lockstep/testing";
+import { applyClusterStep, clusterSteps, loadWorld, type ClusterModel, type ClusterSink, type ClusterWorld, type Vocabulary } from "@lockstep/testing";
 import { describe, expect, it } from "vitest";
 import { evaluateSkew, NodeTally, skewReportChanged, toSkewReport, type SkewEvaluation } from "@lockstep/skew-rules";
 import { cond, infrastructure, settings } from "@lockstep/skew-rules/fixtures";
@@ -45,7 +45,6 @@ function words(key: string | number | undefined): readonly string[] {
 const LABEL_KEYS = ["node-role.kubernetes.io/worker", "node-role.kubernetes.io/infra", "node-role.kubernetes.io/master", "operator.machineconfiguration.openshift.io/required-for-upgrade", "zone"];
 
 const VOCABULARY: Vocabulary = { words, maps: new Set(["labels", "matchLabels"]), mapKeys: LABEL_KEYS, dates: DATES };
-const change = <T>(root: T, template: T, c: Change): T => changeField(root, template, c, VOCABULARY);
 
 // ---- The world ---------------------------------------------------------------------------------
 
@@ -138,12 +137,15 @@ const CV_TEMPLATE = ClusterVersionState.fromPartial({
   clusterId: "c",
 });
 
-interface World {
-  cv: ClusterVersionState;
-  pools: Map<string, PoolState>;
-  mcs: Map<string, MachineConfigState>;
-  nodes: Map<string, NodeState>;
-}
+type World = ClusterWorld<NodeState, PoolState, MachineConfigState, ClusterVersionState>;
+
+const MODEL: ClusterModel<NodeState, PoolState, MachineConfigState, ClusterVersionState> = {
+  pools: POOLS,
+  vocabulary: VOCABULARY,
+  templates: { node: NODE_TEMPLATE, pool: POOL_TEMPLATE, machineConfig: MC_TEMPLATE, clusterVersion: CV_TEMPLATE },
+  node,
+  pool,
+};
 
 function world(): World {
   const nodes = new Map<string, NodeState>();
@@ -219,76 +221,27 @@ function full(w: World): SkewEvaluation {
   });
 }
 
-const KINDS = ["node", "node", "node", "node", "pool", "pool", "machineConfig", "clusterVersion", "addNode", "deleteNode"] as const;
-interface Step extends Change {
-  kind: (typeof KINDS)[number];
-  target: number;
-}
-const step: fc.Arbitrary<Step> = fc.record({ kind: fc.constantFrom(...KINDS), target: fc.nat(), where: fc.nat(), how: fc.nat(), what: fc.nat() });
-
-function apply(w: World, o: Optimised, s: Step): void {
-  const pick = <T>(xs: readonly T[]): T => xs[s.target % xs.length]!;
-  switch (s.kind) {
-    case "node": {
-      if (w.nodes.size === 0) return;
-      const name = pick([...w.nodes.keys()]);
-      const next = change(w.nodes.get(name)!, NODE_TEMPLATE, s);
-      w.nodes.set(name, next);
-      o.put("node", name, next);
-      return;
-    }
-    case "addNode": {
-      const name = `extra-${s.target % 3}`;
-      const next = node(name, POOLS[s.how % POOLS.length]!, s.what);
-      w.nodes.set(name, next);
-      o.put("node", name, next);
-      return;
-    }
-    case "deleteNode": {
-      if (w.nodes.size === 0) return;
-      const name = pick([...w.nodes.keys()]);
-      w.nodes.delete(name);
-      o.put("node", name, undefined);
-      return;
-    }
-    case "pool": {
-      const name = pick(POOLS);
-      const before = w.pools.get(name);
-      const next = before === undefined ? pool(name) : s.how % 17 === 0 ? undefined : change(before, POOL_TEMPLATE, s);
-      if (next) w.pools.set(name, next);
-      else w.pools.delete(name);
-      o.put("pool", name, next);
-      return;
-    }
-    case "machineConfig": {
-      const name = pick([...w.mcs.keys()]);
-      const next = change(w.mcs.get(name)!, MC_TEMPLATE, s);
-      w.mcs.set(name, next);
-      o.put("machineConfig", name, next);
-      return;
-    }
-    case "clusterVersion": {
-      w.cv = change(w.cv, CV_TEMPLATE, s);
-      o.put("clusterVersion", "version", w.cv);
-      return;
-    }
-  }
+/** The optimised path's side of the steps. */
+function sink(o: Optimised): ClusterSink<NodeState, PoolState, MachineConfigState, ClusterVersionState> {
+  return {
+    node: (name, v) => o.put("node", name, v),
+    pool: (name, v) => o.put("pool", name, v),
+    machineConfig: (name, v) => o.put("machineConfig", name, v),
+    clusterVersion: (v) => o.put("clusterVersion", "version", v),
+  };
 }
 
 describe("the skew view against a full evaluation, under arbitrary field changes", () => {
   it("gives identical skew evaluations, reports and publications at every step", () => {
     fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), (steps) => {
+      fc.property(clusterSteps(["node", "node", "node", "node", "pool", "pool", "machineConfig", "clusterVersion", "addNode", "deleteNode"]), (steps) => {
         const w = world();
         const o = new Optimised();
         o.put("infrastructure", "cluster", INFRASTRUCTURE);
-        o.put("clusterVersion", "version", w.cv);
-        for (const p of w.pools.values()) o.put("pool", p.name, p);
-        for (const m of w.mcs.values()) o.put("machineConfig", m.name, m);
-        for (const [n, s] of w.nodes) o.put("node", n, s);
+        loadWorld(w, sink(o));
         let published: { optimised: SkewReport | undefined; full: SkewReport | undefined } = { optimised: undefined, full: undefined };
         for (const [i, s] of [undefined, ...steps].entries()) {
-          if (s) apply(w, o, s);
+          if (s) applyClusterStep(w, sink(o), s, MODEL);
           const [mine, theirs] = [o.evaluate(), full(w)];
           expect(mine, `evaluation, step ${i}`).toEqual(theirs);
           const [a, b] = [toSkewReport(mine), toSkewReport(theirs)];

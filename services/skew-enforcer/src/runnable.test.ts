@@ -16,6 +16,7 @@ import {
 } from "@lockstep/contracts";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeObject, type KubeSim } from "@lockstep/kube-sim";
+import type { WorkQueue } from "@lockstep/reconcile";
 import { createMetricsRegistry, silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
 import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
@@ -23,8 +24,9 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REASON_HOT_LOOP, SkewEnforcer } from "./enforcer.js";
-import { skewServiceImpl } from "./grpc.js";
+import { skewServiceImpl } from "./api/skew-service.js";
+import { REASON_HOT_LOOP, type SkewEnforcer } from "./enforcer/enforcer.js";
+import { skewEnforcer } from "./runnable.js";
 import { DEFAULT_SKEW_SETTINGS } from "@lockstep/skew-rules";
 
 const MCO = "machineconfiguration.openshift.io/";
@@ -143,6 +145,7 @@ const stack = new TestStack();
 
 /** The running enforcer; replaced by a restart. The gRPC server always answers from the current one. */
 let enforcer: SkewEnforcer;
+let queue: WorkQueue;
 let registry: Registry;
 let enforcerStop: AbortController;
 let enforcerRun: Promise<void>;
@@ -150,7 +153,7 @@ let enforcerRun: Promise<void>;
 function startEnforcer(extra: { stateMaxAgeMs?: number } = {}): void {
   registry = createMetricsRegistry({ defaultMetrics: false });
   enforcerStop = new AbortController();
-  enforcer = new SkewEnforcer({
+  const started = skewEnforcer({
     kc,
     bus: { servers: nats.url },
     logger: silentLogger(),
@@ -160,7 +163,8 @@ function startEnforcer(extra: { stateMaxAgeMs?: number } = {}): void {
     operatorVersion: "0.1.0-test",
     ...extra,
   });
-  enforcerRun = enforcer.runnable().start(enforcerStop.signal);
+  ({ enforcer, queue } = started);
+  enforcerRun = started.runnable.start(enforcerStop.signal);
 }
 
 async function stopEnforcer(): Promise<void> {
@@ -256,7 +260,7 @@ async function nudge(): Promise<void> {
   const before = await counter("lockstep_skew_evaluations_total");
   await core.patchNode({ name: "master-0", body: { metadata: { labels: { "lockstep.test/nudge": String(Date.now()) } } } }, merge());
   await waitFor(async () => (await counter("lockstep_skew_evaluations_total")) > before, { timeoutMs: 20_000, what: "a new evaluation" });
-  await enforcer.queue.idle();
+  await queue.idle();
 }
 
 // --- cases ---------------------------------------------------------------------------------

@@ -1,14 +1,15 @@
-// The bootimage-updater as a Runnable: connect to NATS, load the state plane, wait for the
-// watcher's meta.synced, then run one full pass per (coalesced) relevant change until stopped.
-import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
+// The bootimage-updater as a Runnable (the skeleton's state-plane consumer): once the watcher's
+// meta.synced is seen, one full pass per (coalesced) relevant change until stopped.
+import { EventPublisher, type BusConnectionOptions, type StateCache } from "@lockstep/bus";
 import { Events, type StateKindName } from "@lockstep/contracts";
 import type { KubeConfigLike } from "@lockstep/kube";
 import { WorkQueue } from "@lockstep/reconcile";
-import { describeStaleness, observeWorkQueue, StateFreshness, type createMetricsRegistry, type Readiness, type Runnable } from "@lockstep/runtime";
+import { describeStaleness, observeWorkQueue, type createMetricsRegistry, type Readiness, type Runnable, type StateFreshness } from "@lockstep/runtime";
+import { stateConsumer } from "@lockstep/skeleton";
 import type { Logger } from "pino";
-import type { PlannedEvent } from "./events.js";
-import { kubeWriter, type BootImageWriter } from "./kube-writer.js";
-import { BootImageUpdater, PASS_KEY, type UpdaterOptions, type UpdaterSettings } from "./updater.js";
+import type { PlannedEvent } from "./updater/events.js";
+import { kubeWriter, type BootImageWriter } from "./updater/kube-writer.js";
+import { BootImageUpdater, PASS_KEY, type UpdaterOptions, type UpdaterSettings } from "./updater/updater.js";
 
 export const SOURCE = "bootimage-updater";
 const KINDS: StateKindName[] = ["machineSet", "bootImages", "bootImagePolicy", "infrastructure", "clusterVersion"];
@@ -71,46 +72,37 @@ export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHa
       return f && !f.fresh ? describeStaleness(f) : undefined;
     },
   });
-  const runnable: Runnable = {
+  const queue = new WorkQueue(() => updater.reconcile(), {
+    name: "bootimages",
+    onError: (key, err, failures, retryInMs) => o.logger.warn({ key, err, failures, retryInMs }, "boot image pass failed; retrying"),
+    onTerminalError: (key, err) => o.logger.error({ key, err }, "boot image pass failed terminally"),
+  });
+  if (o.registry) observeWorkQueue(o.registry, queue);
+  const runnable = stateConsumer({
     name: "bootimage-updater",
-    async start(signal) {
-      const ready = o.readiness?.flag("state-synced", false, "waiting for the state plane");
-      const nc = await connectBus(o.bus);
-      try {
-        await ensureEventStream(nc);
-        publisher = new EventPublisher(nc, SOURCE);
-        cache = new StateCache(await ensureStateBucket(nc), { kinds: KINDS, logger: o.logger });
-        const queue = new WorkQueue(() => updater.reconcile(), {
-          name: "bootimages",
-          onError: (key, err, failures, retryInMs) => o.logger.warn({ key, err, failures, retryInMs }, "boot image pass failed; retrying"),
-          onTerminalError: (key, err) => o.logger.error({ key, err }, "boot image pass failed terminally"),
-        });
-        if (o.registry) observeWorkQueue(o.registry, queue);
-        const fresh = (freshness = new StateFreshness({ source: cache, maxAgeMs: o.stateMaxAgeMs ?? 15_000, readiness: o.readiness, registry: o.registry, logger: o.logger }));
-        // A pass held while stale runs as soon as the view is fresh again.
-        fresh.onChange((f) => f.fresh && updater.isSynced && queue.add(PASS_KEY));
-        cache.onHeartbeat(() => fresh.check());
-        fresh.start(signal);
-        cache.onChange((c) => {
-          if (updater.noteChange({ kind: c.parsed.kind, namespace: c.parsed.namespace, name: c.parsed.name, op: c.op, value: c.value, previous: c.previous })) queue.add(PASS_KEY);
-        });
-        await cache.start();
-        try {
-          await cache.whenSynced(signal);
-        } catch {
-          return; // stopped before the watcher ever synced
-        }
-        updater.markSynced();
-        ready?.set(true);
-        o.logger.info({ kinds: KINDS }, "state plane synced; boot image passes start");
-        queue.add(PASS_KEY);
-        await queue.run(signal);
-      } finally {
-        freshness?.stop();
-        cache?.stop();
-        await closeBus(nc);
-      }
+    bus: o.bus,
+    logger: o.logger,
+    kinds: KINDS,
+    readiness: o.readiness,
+    notSyncedReason: "waiting for the state plane",
+    registry: o.registry,
+    stateMaxAgeMs: o.stateMaxAgeMs,
+    wire(plane) {
+      publisher = new EventPublisher(plane.nc, SOURCE);
+      cache = plane.cache;
+      freshness = plane.freshness;
+      // A pass held while stale runs as soon as the view is fresh again.
+      plane.freshness.onChange((f) => f.fresh && updater.isSynced && queue.add(PASS_KEY));
+      plane.cache.onChange((c) => {
+        if (updater.noteChange({ kind: c.parsed.kind, namespace: c.parsed.namespace, name: c.parsed.name, op: c.op, value: c.value, previous: c.previous })) queue.add(PASS_KEY);
+      });
     },
-  };
+    async serve(_plane, signal) {
+      updater.markSynced();
+      o.logger.info({ kinds: KINDS }, "state plane synced; boot image passes start");
+      queue.add(PASS_KEY);
+      await queue.run(signal);
+    },
+  });
   return { runnable, updater };
 }

@@ -2,7 +2,7 @@
 import { status as GrpcStatus, type ServerUnaryCall, type sendUnaryData } from "@grpc/grpc-js";
 import type { BootImageServiceServer, GetStatusRequest, GetStatusResponse, PreviewRequest, PreviewResponse } from "@lockstep/contracts";
 import type { Logger } from "pino";
-import type { BootImageUpdater } from "./updater.js";
+import type { BootImageUpdater } from "../updater/updater.js";
 
 function answer<Req, Res>(updater: BootImageUpdater, logger: Logger, method: string, fn: () => Res) {
   return (_call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {

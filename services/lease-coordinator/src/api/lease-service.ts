@@ -16,8 +16,8 @@ import { holderFor, ownsHolder, type Caller } from "../auth/caller.js";
 import { AuthError, type CallCredentials, type LeaseAuth } from "../auth/lease-auth.js";
 import { toNodeLease } from "@lockstep/lease-policy";
 import type { IndexChange, LeaseIndex } from "../store/lease-index.js";
-import { boundsErrors, type BoundedField } from "./bounds.js";
-import { Coordinator, CoordinatorError, type AcquireOutcome } from "./coordinator.js";
+import { boundsErrors, type BoundedField } from "../coordinator/bounds.js";
+import { Coordinator, CoordinatorError, type AcquireOutcome } from "../coordinator/coordinator.js";
 
 /** Longest an Acquire may wait in line (a client wanting longer calls again). */
 export const MAX_WAIT_SECONDS = 3600;

@@ -1,7 +1,8 @@
-// The OpenShift Update Status API (group update.openshift.io, v1alpha1) as Lockstep writes and reads
-// it: the shape of openshift/api PR 2233 (commit bb998d952ce9b1b6bf0379c27a9e90f867f1f6d4), five
-// cluster-scoped kinds, each a status-only object named after its subject. Only the fields Lockstep
-// fills are typed; the CRDs in deploy/helm/lockstep/crds hold the full schemas.
+// The OpenShift Update Status API (group update.openshift.io, v1alpha1) as Lockstep writes it (the
+// status-aggregator's update-api/) and reads it (`lockstep status --from-api`): the shape of
+// openshift/api PR 2233 (commit bb998d952ce9b1b6bf0379c27a9e90f867f1f6d4), five cluster-scoped
+// kinds, each a status-only object named after its subject. Only the fields Lockstep fills are
+// typed; the CRDs in deploy/helm/lockstep/crds hold the full schemas. One copy for both sides.
 
 export const UPDATE_GROUP = "update.openshift.io";
 export const UPDATE_VERSION = "v1alpha1";

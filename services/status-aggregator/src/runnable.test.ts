@@ -25,9 +25,9 @@ import { ocUpgradeStatusDir, TEST_WATCHER_OPTIONS, TestStack, waitFor, type Nats
 import { watcherRunnable } from "@lockstep/watcher";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Aggregator } from "./aggregator.js";
+import { Aggregator } from "./aggregator/aggregator.js";
 import { disruptionService } from "./api/disruption-service.js";
-import { updateStatusServiceDefinition } from "./api/fast-encode.js";
+import { updateStatusServiceDefinition } from "./proto/fast-encode.js";
 import { updateStatusService } from "./api/update-status-service.js";
 import { aggregatorRunnable } from "./runnable.js";
 

@@ -1,11 +1,13 @@
-// The watcher as a Runnable: connect, ensure the planes exist, load what the bucket holds, then
-// keep it equal to the API server's objects until stopped.
+// The watcher as a Runnable: on the skeleton's connection with both planes ensured, load what the
+// bucket holds, then keep it equal to the API server's objects until stopped. The state plane's
+// only writer, so it is not a stateConsumer: it writes meta.synced rather than waiting for it.
 import { hostname } from "node:os";
-import { closeBus, connectBus, ensureEventStream, ensureStateBucket, JetStreamPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
+import { JetStreamPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
 import type { KubeConfigLike } from "@lockstep/kube";
 import type { Registry } from "prom-client";
 import type { Logger } from "pino";
-import type { Readiness, Runnable } from "@lockstep/runtime";
+import { abortedPromise, type Readiness, type Runnable } from "@lockstep/runtime";
+import { withPlanes } from "@lockstep/skeleton";
 import { watcherMetrics } from "./metrics.js";
 import { HeartbeatWriter } from "./sync/heartbeat.js";
 import { servedResources } from "./sync/served.js";
@@ -31,10 +33,7 @@ export function watcherRunnable(o: WatcherOptions): Runnable {
     name: "watcher",
     async start(signal) {
       const ready = o.readiness?.flag("state-synced", false, "initial lists not yet in");
-      const nc = await connectBus(o.bus);
-      try {
-        await ensureEventStream(nc);
-        const kv = await ensureStateBucket(nc);
+      await withPlanes(o.bus, async ({ nc, kv }) => {
         // Read what the bucket holds so unchanged objects are not rewritten and vanished ones deleted.
         const cache = new StateCache(kv, { logger: o.logger });
         await cache.start();
@@ -76,12 +75,10 @@ export function watcherRunnable(o: WatcherOptions): Runnable {
           ready?.set(true);
           if (!signal.aborted) beating = heartbeat.start(signal);
         });
-        await new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
+        await abortedPromise(signal);
         await beating;
         await Promise.race([sync.writer.flushed(), new Promise((r) => setTimeout(r, 2_000))]);
-      } finally {
-        await closeBus(nc);
-      }
+      });
     },
   };
 }

@@ -1,0 +1,13 @@
+/**
+ * @lockstep/skeleton: the one shape of every Lockstep service.
+ *
+ * - `main.ts` calls {@link runService} with the service's validated config schema and a `wire`
+ *   function that builds its parts: config, logger, metrics, readiness, health/metrics endpoint,
+ *   gRPC server and an orderly stop are written here once.
+ * - A state-plane consumer's `runnable.ts` is a {@link stateConsumer}: connect NATS, load the state
+ *   cache, wait for meta.synced, then `serve` (run the work queue) until stopped.
+ * - Everything else in a service is its own: pure domain folders, I/O in runnables and writers,
+ *   gRPC handlers in `api/`.
+ */
+export { runService, startService, type ServiceContext, type ServiceParts, type ServiceSpec, type StartedService } from "./run-service.js";
+export { stateConsumer, withPlanes, type BusConnection, type Planes, type StateBucket, type StateConsumerOptions, type StatePlane } from "./state-plane.js";

@@ -1,0 +1,46 @@
+// The process skeleton without the process: config in, servers bound, the service's parts run
+// first and stop last.
+import { env, loadConfig, run, serviceConfigSchema, type Runnable } from "@lockstep/runtime";
+import { describe, expect, it } from "vitest";
+import { startService } from "./run-service.js";
+
+const schema = serviceConfigSchema({ GREETING: env.string().default("hello") });
+
+describe("startService", () => {
+  it("hands the wiring its config, logger, registry and bus options, binds both servers, and stops the servers before the parts", async () => {
+    const config = loadConfig(schema, { NATS_URL: "nats://127.0.0.1:4222", HTTP_PORT: "0", GRPC_PORT: "0", LOG_LEVEL: "silent", GREETING: "hi" });
+    const order: string[] = [];
+    const part: Runnable = {
+      name: "part",
+      async start(signal) {
+        await new Promise<void>((r) => signal.addEventListener("abort", () => r(), { once: true }));
+      },
+    };
+    const started = await startService(
+      {
+        name: "test-service",
+        config: schema,
+        wire: (ctx) => {
+          expect(ctx.config.GREETING).toBe("hi");
+          expect(ctx.bus()).toMatchObject({ servers: ["nats://127.0.0.1:4222"], name: "lockstep-test-service" });
+          expect(ctx.bus("policies").name).toBe("lockstep-test-service-policies");
+          ctx.readiness.flag("wired", true);
+          return { runnables: [part] };
+        },
+      },
+      config,
+    );
+    expect(started.runnables.map((r) => r.name)).toEqual(["part", "grpc", "http"]);
+    const ready = await fetch(`http://127.0.0.1:${started.http.port}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(started.grpc.port).toBeGreaterThan(0);
+    const abort = new AbortController();
+    const running = run(
+      started.runnables.map((r) => ({ name: r.name, start: async (s: AbortSignal) => (await r.start(s), void order.push(`${r.name} stopped`)) })),
+      { signal: abort.signal },
+    );
+    abort.abort();
+    await running;
+    expect(order).toEqual(["http stopped", "grpc stopped", "part stopped"]);
+  });
+});

@@ -1,0 +1,103 @@
+// The start-up every state-plane consumer shares, written once: connect to NATS, make sure both
+// planes exist, load the state cache, watch its freshness, wait for the watcher's meta.synced, then
+// hand over to the service until stopped; on the way out stop the cache, drain, close.
+import { closeBus, connectBus, ensureEventStream, ensureStateBucket, StateCache, type BusConnectionOptions, type StateProjections } from "@lockstep/bus";
+import type { StateKindName } from "@lockstep/contracts";
+import { abortedPromise, StateFreshness, type Logger, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
+
+export type BusConnection = Awaited<ReturnType<typeof connectBus>>;
+export type StateBucket = Awaited<ReturnType<typeof ensureStateBucket>>;
+
+/** A connection with both planes (the event stream and the state bucket) known to exist. */
+export interface Planes {
+  nc: BusConnection;
+  kv: StateBucket;
+}
+
+/** Connects, ensures the event stream and the state bucket, runs `use`, and always closes. */
+export async function withPlanes<T>(bus: BusConnectionOptions, use: (planes: Planes) => Promise<T>): Promise<T> {
+  const nc = await connectBus(bus);
+  try {
+    await ensureEventStream(nc);
+    const kv = await ensureStateBucket(nc);
+    return await use({ nc, kv });
+  } finally {
+    await closeBus(nc);
+  }
+}
+
+/** What a consumer's parts are handed: the connection, its cache of the state plane, and its age. */
+export interface StatePlane<P extends StateProjections = never> extends Planes {
+  cache: StateCache<P>;
+  freshness: StateFreshness;
+}
+
+export interface StateConsumerOptions<P extends StateProjections = never> {
+  /** The Runnable's name (the service's name). */
+  name: string;
+  bus: BusConnectionOptions;
+  logger: Logger;
+  /** The state kinds the service reads (meta and heartbeat are always watched). */
+  kinds: readonly StateKindName[];
+  /** What the cache keeps of the large kinds (only what the rules read). */
+  project?: P;
+  readiness?: Readiness;
+  /** Why the service is not ready before meta.synced (the `state-synced` readiness flag). */
+  notSyncedReason: string;
+  registry?: StateFreshnessOptions["registry"];
+  /** How old the view may be before it is stale (STATE_MAX_AGE). Default 15 s. */
+  stateMaxAgeMs?: number;
+  /**
+   * Whether a stale view makes the service not ready (default true). The status-aggregator says no:
+   * it must stay reachable to tell users that its view is stale.
+   */
+  staleIsNotReady?: boolean;
+  /** Before the cache loads: subscribe to its changes, build what reads it. */
+  wire?(plane: StatePlane<P>, signal: AbortSignal): void | Promise<void>;
+  /**
+   * After the cache is loaded and meta.synced seen (the service is ready): act until `signal`
+   * aborts, then stop what it started. Default: wait for the abort.
+   */
+  serve?(plane: StatePlane<P>, signal: AbortSignal): Promise<void>;
+  /** After the cache stopped, before the connection closes: let in-flight publishes finish. */
+  drain?(): Promise<void>;
+}
+
+/**
+ * A state-plane consumer as a Runnable. Nothing is acted on before the watcher's meta.synced
+ * (DESIGN.md, state plane); a failure before or while serving fails the Runnable unless it was
+ * being stopped.
+ */
+export function stateConsumer<P extends StateProjections = never>(o: StateConsumerOptions<P>): Runnable {
+  return {
+    name: o.name,
+    async start(signal) {
+      const ready = o.readiness?.flag("state-synced", false, o.notSyncedReason);
+      let cache: StateCache<P> | undefined;
+      let freshness: StateFreshness | undefined;
+      try {
+        await withPlanes(o.bus, async ({ nc, kv }) => {
+          try {
+            cache = new StateCache<P>(kv, { kinds: [...o.kinds], logger: o.logger, ...(o.project ? { project: o.project } : {}) });
+            const readiness = o.staleIsNotReady === false ? undefined : o.readiness;
+            freshness = new StateFreshness({ source: cache, maxAgeMs: o.stateMaxAgeMs ?? 15_000, readiness, registry: o.registry, logger: o.logger });
+            cache.onHeartbeat(() => freshness!.check());
+            freshness.start(signal);
+            const plane: StatePlane<P> = { nc, kv, cache, freshness };
+            await o.wire?.(plane, signal);
+            await cache.start();
+            await cache.whenSynced(signal);
+            ready?.set(true);
+            await (o.serve ? o.serve(plane, signal) : abortedPromise(signal));
+          } finally {
+            freshness?.stop();
+            cache?.stop();
+            await o.drain?.();
+          }
+        });
+      } catch (err) {
+        if (!signal.aborted) throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,3 @@
+// In-process use (integration tests, benchmarks): the watcher's runnable.
+export { watcherRunnable, type WatcherOptions } from "./runnable.js";
+export { watcherConfigSchema } from "./config.js";
