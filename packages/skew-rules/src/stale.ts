@@ -3,7 +3,7 @@
 // can no longer be known, and the CVO already honours Upgradeable=False on ClusterOperator
 // `lockstep`. Holding the last written Upgradeable=True instead would let an upgrade start on a
 // judgement nobody can vouch for. Everything else is held as last written: a stale view must not
-// move Progressing or say the update is complete (no update.completed either, see enforcer.ts).
+// move Progressing or say the update is complete (no update.completed either, see services/skew-enforcer/src/enforcer/enforcer.ts).
 import type { Condition } from "@lockstep/contracts";
 import type { ClusterOperatorStatus } from "./cluster-operator.js";
 import type { SkewEvaluation } from "./evaluate.js";

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ADAPTER_NAMES, type AdapterName } from "./adapters/plan.js";
 import { DEFAULT_ACTS_FOR, type ActsFor } from "./admission/verdict.js";
 import { parseAuthMode, type AuthMode } from "./auth/lease-auth.js";
-import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "./policy/index.js";
+import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "@lockstep/lease-policy";
 
 /**
  * lease-coordinator settings (plus the runtime's base variables):
@@ -14,7 +14,7 @@ import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "./po
  * | KUBECONFIG | kubeconfig file; in-cluster config when unset inside a pod | client-node default |
  * | LEASE_NAMESPACE | namespace of Lockstep's node and budget-slot Leases | lockstep-leases |
  * | LEASE_FOREIGN_SOURCES | `namespace:naming` pairs (naming `node` or `medik8s`) whose Leases are respected | medik8s-leases:medik8s,kube-node-maintenance:node |
- * | LEASE_POLICY | JSON object overriding fields of the default conflict/budget policy (policy/config.ts) | {} |
+ * | LEASE_POLICY | JSON object overriding fields of the default conflict/budget policy (packages/lease-policy/src/config.ts) | {} |
  * | SWEEP_INTERVAL | how often expired leases are looked for (lease.expired events) | 2s |
  * | BUDGET_RESYNC | how often budget status is re-evaluated without any change (schedules open and close) | 30s |
  * | COORDINATOR_ID | this replica's name in events and logs | hostname |

@@ -3,7 +3,7 @@ export { createLeaseCoordinator, type LeaseCoordinator, type LeaseCoordinatorOpt
 export { leaseCoordinatorConfigSchema, policyFromSettings, coordinatorId, type LeaseCoordinatorConfig } from "./config.js";
 export { Coordinator, CoordinatorError } from "./coordinator/coordinator.js";
 export { LeaseIndex } from "./store/lease-index.js";
-export * as policy from "./policy/index.js";
+export * as policy from "@lockstep/lease-policy";
 export { makeJsonApiClient } from "./store/lease-json-client.js";
 export { LeaseAuth, AuthError, parseAuthMode, type AuthMode, type LeaseVerb } from "./auth/lease-auth.js";
 export { KubeReviewer, type Reviewer } from "./auth/kube-reviews.js";

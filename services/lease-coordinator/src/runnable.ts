@@ -11,7 +11,7 @@ import type { Logger } from "pino";
 import { AdapterReconciler } from "./adapters/reconciler.js";
 import type { AdapterName } from "./adapters/plan.js";
 import type { LeaseAuth } from "./auth/lease-auth.js";
-import { buildView, indexCluster, leaseNodeOf, type ClusterIndex, type PolicyConfig } from "./policy/index.js";
+import { buildView, indexCluster, leaseNodeOf, type ClusterIndex, type PolicyConfig } from "@lockstep/lease-policy";
 import { budgetStatus, BudgetStatusWriter } from "./coordinator/budget-status.js";
 import { Coordinator, type EventSink, type NodeHold } from "./coordinator/coordinator.js";
 import { leaseService } from "./api/lease-service.js";

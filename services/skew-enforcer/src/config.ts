@@ -1,6 +1,6 @@
 import { env, serviceConfigSchema } from "@lockstep/runtime";
 import { z } from "zod";
-import { parseSkewSettings, skewSettingsSchema, type SkewSettings } from "./skew/index.js";
+import { parseSkewSettings, skewSettingsSchema, type SkewSettings } from "@lockstep/skew-rules";
 
 /**
  * Skew-enforcer settings (plus the runtime's base variables):

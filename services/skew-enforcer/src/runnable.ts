@@ -13,7 +13,7 @@ import { CLUSTER_KEY, SkewEnforcer } from "./enforcer/enforcer.js";
 import { SKEW_PROJECTIONS, WATCHED_KINDS } from "./enforcer/view.js";
 import { FactLog } from "./enforcer/fact-log.js";
 import { skewMetrics } from "./metrics.js";
-import { CLUSTER_OPERATOR_NAME, type SkewSettings } from "./skew/index.js";
+import { CLUSTER_OPERATOR_NAME, type SkewSettings } from "@lockstep/skew-rules";
 
 export interface SkewEnforcerRunnableOptions {
   kc: KubeConfigLike;
