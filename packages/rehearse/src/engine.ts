@@ -130,6 +130,7 @@ class Rehearsal {
   private readonly poolFinish = new Map<string, number>();
   private readonly updatedAtStart = new Map<string, number>();
   private readonly current: string;
+  private readonly completed: string;
   private readonly infrastructure: KubeObject | undefined;
   private updateCheck: CheckUpgradeResult | undefined;
   private podSeq = 0;
@@ -149,6 +150,7 @@ class Rehearsal {
     for (const c of snap.clusterOperators) this.cos.set(c.metadata.name, structuredClone(c));
     // Operators the dump lacks are taken as settled at the last completed version (the CVO waits on every one).
     const settled = history.find((h) => h.state === "Completed")?.version ?? this.current;
+    this.completed = settled;
     for (const d of OPERATORS) if (!this.cos.has(d.name)) this.cos.set(d.name, clusterOperator(d, settled, rfc(this.t0)));
     for (const m of snap.machineConfigs) this.mcs.set(m.metadata.name, structuredClone(m));
     for (const p of snap.pools) this.pools.set(p.metadata.name, structuredClone(p));
@@ -649,6 +651,7 @@ class Rehearsal {
     const others = upgradeableBlockers([...this.cos.values()].filter((c) => c.metadata.name !== SKEW_OPERATOR)).map((b) => `${b.name}: ${b.reason}`).sort();
     return {
       current: this.current,
+      completed: this.completed,
       target: this.o.to,
       seed: this.seed,
       start: iso(this.t0),

@@ -46,7 +46,10 @@ export interface PoolForecast {
 }
 
 export interface Forecast {
+  /** The version the cluster is going to at the snapshot (ClusterVersion's desired). */
   current: string;
+  /** The last version it completed; differs from `current` when the snapshot is mid-update. */
+  completed: string;
   target: string;
   seed: number;
   /** The rehearsal's start (the snapshot's newest timestamp unless given). */
@@ -83,7 +86,8 @@ const clock = (iso: string | null) => (iso === null ? "-" : iso.replace(/:\d{2}(
 
 export function renderForecast(f: Forecast): string {
   const lines: string[] = [];
-  lines.push(`Rehearsal of ${f.current} -> ${f.target} (seed ${f.seed}), starting ${clock(f.start)}`);
+  const inProgress = f.completed !== f.current ? ` (${f.current} in progress at the snapshot)` : "";
+  lines.push(`Rehearsal of ${f.completed} -> ${f.target}${inProgress} (seed ${f.seed}), starting ${clock(f.start)}`);
   lines.push(f.accepted ? `Forecast: ${f.finish ? `done at ${clock(f.finish)} (${humanSeconds((Date.parse(f.finish) - Date.parse(f.start)) / 1000)})` : "does not finish: blocked (see below)"}` : "Forecast: the update is not accepted");
   lines.push("");
   const header = ["POOL", "NODES", "STATE", "START", "FINISH", "DURATION", "PER NODE"];

@@ -20,7 +20,7 @@ describe("lockstep rehearse", () => {
     const r = run("--to", "4.14.1", "--from-dir", GOLDEN, "--case", "4.14.1-paused-worker-pool");
     expect(r.stderr).toBe("");
     expect(r.status).toBe(3);
-    expect(r.stdout).toMatch(/^Rehearsal of 4\.14\.1 -> 4\.14\.1 \(seed 1\)/);
+    expect(r.stdout).toMatch(/^Rehearsal of 4\.14\.0 -> 4\.14\.1 \(4\.14\.1 in progress at the snapshot\) \(seed 1\)/);
     expect(r.stdout).toMatch(/paused-pool worker \(pool worker\)/);
   });
 
