@@ -13,10 +13,11 @@ describe("windowSeconds", () => {
 });
 
 describe("runsStep", () => {
-  it("runs every step until a miss, then only the stress scale", () => {
-    expect(runsStep(30, false, 60)).toBe(true);
-    expect(runsStep(45, true, 60)).toBe(false);
-    expect(runsStep(60, true, 60)).toBe(true);
+  it("runs every step until a miss, then only the scales always reported", () => {
+    expect(runsStep(30, false, [1, 10, 60])).toBe(true);
+    expect(runsStep(45, true, [1, 10, 60])).toBe(false);
+    expect(runsStep(10, true, [1, 10, 60])).toBe(true);
+    expect(runsStep(60, true, [1, 10, 60])).toBe(true);
   });
 });
 
