@@ -34,8 +34,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { CoreV1Api, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
-import { DEFAULT_TIMING, kubeConfigForUrl, parseClusterSpec, startSimulation, type Simulation, type Timing } from "@lockstep/cluster-sim";
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { DEFAULT_TIMING, kubeConfigForUrl, parseClusterSpec, renderedName, startSimulation, type Simulation, type Timing } from "@lockstep/cluster-sim";
 import * as grpc from "@grpc/grpc-js";
 import { stateKey, STATE_BUCKET, UpdateStatusServiceClient } from "@lockstep/contracts";
 import { freePort, SERVICE_NAMES, startNatsServer, startSystem, type ServiceName } from "@lockstep/launcher";
@@ -205,6 +205,7 @@ export async function benchSystem(): Promise<BenchResult[]> {
     });
     watch.on("error", () => {});
     const core = kc.makeApiClient(CoreV1Api);
+    const custom = kc.makeApiClient(CustomObjectsApi);
     const probeNodes = (sim.poolMembers().get("probe") ?? []).map((n) => n.metadata!.name!);
     const cordoned = new Map<string, boolean>();
     const aggregatorMetrics = `http://127.0.0.1:${ports["status-aggregator"]!.http}/metrics`;
@@ -250,9 +251,26 @@ export async function benchSystem(): Promise<BenchResult[]> {
         sim = await simAt(scale, false);
         simStopped = undefined;
       }
-      const before = workerTarget();
       await sim.upgrade(version);
-      await sim.waitFor(() => workerTarget() !== before, 120_000, `worker pool retargeted for ${version}`);
+      // The simulated MCO renders the pool's new config, then retargets the pool with optimistic
+      // concurrency; while 10,000 nodes roll, the pool's status changes faster than that write can
+      // land, and it conflicts again and again. Once the config is rendered, the bench makes the
+      // same retarget without the precondition (the simulator then sees it done).
+      const want = renderedName("worker", version);
+      const diagnose = (err: Error) => {
+        // Say where the control plane stopped: the CVO's Progressing message names what it waits on.
+        const cv = sim.world.get("cv", "version");
+        const progressing = (cv?.status?.conditions ?? []).find((c: { type: string }) => c.type === "Progressing");
+        throw new Error(`${err.message}; ClusterVersion Progressing: ${progressing?.message ?? "?"}; worker pool at ${workerTarget()}`);
+      };
+      await sim.waitFor(() => workerTarget() === want || sim.world.get("mc", want) !== undefined, 300_000, `${want} rendered`).catch(diagnose);
+      if (workerTarget() !== want) {
+        await custom.patchClusterCustomObject(
+          { group: "machineconfiguration.openshift.io", version: "v1", plural: "machineconfigpools", name: "worker", body: { spec: { configuration: { name: want } } } },
+          setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+        );
+      }
+      await sim.waitFor(() => workerTarget() === want, 60_000, `worker pool retargeted to ${want}`).catch(diagnose);
       const windowS = windowSeconds(scale, WINDOW);
       const cpu0 = cpuNow();
       const changes0 = nodeChanges.total;
