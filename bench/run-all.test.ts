@@ -27,6 +27,7 @@ const FIGURES: Record<string, RegExp[]> = {
       new RegExp(`^lease\\s+${w} in flight: raw create latency p50 / p99`, "m"),
       new RegExp(`^lease\\s+${w} in flight: grant latency p99`, "m"),
       new RegExp(`^lease\\s+${w} in flight: coordinator CPU per grant / kube-sim CPU per raw create`, "m"),
+      new RegExp(`^lease\\s+${w} in flight: CPU ms per grant, all processes`, "m"),
     ]),
     /^lease\s+8 in flight: grant latency p99\s+\S+\s+ms\s+<= 50\s+(MET|MISSED)$/m,
     /^lease\s+all rounds: grants per coordinator CPU-second/m,
