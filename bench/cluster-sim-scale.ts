@@ -6,11 +6,12 @@
 // Env: BENCH_WORKERS (10000), BENCH_IDLE_S (30), BENCH_ROLL_S (60), BENCH_HEARTBEAT_MS (scenario: 60000).
 import { kubeConfigForUrl, loadScenario, renderedName, startSimulation } from "@lockstep/cluster-sim";
 import { procCpuSeconds, procRssMb, startKubeSimProcess } from "./lib/proc.js";
+import { QUICK, sized } from "./lib/quick.js";
 import { printResults, sleep, type BenchResult } from "./lib/stats.js";
 
-const WORKERS = Number(process.env.BENCH_WORKERS ?? 10_000);
-const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
-const ROLL_S = Number(process.env.BENCH_ROLL_S ?? 60);
+const WORKERS = sized("BENCH_WORKERS", 10_000, 200);
+const IDLE_S = sized("BENCH_IDLE_S", 30, 1);
+const ROLL_S = sized("BENCH_ROLL_S", 60, 2);
 
 export async function benchClusterSim(): Promise<BenchResult[]> {
   const sc = await loadScenario("scale-10k");
@@ -21,7 +22,10 @@ export async function benchClusterSim(): Promise<BenchResult[]> {
   const b = "cluster-sim scale-10k";
   try {
     const t0 = performance.now();
-    const sim = await startSimulation({ kc: kubeConfigForUrl(ks.url), spec, timeScale: sc.timeScale, seed: sc.seed, timing: sc.timing, heartbeat, writeConcurrency: 64 });
+    // A smoke run skips the control plane's operators: it only has to reach the rolling window.
+    const none = { duration: 0, jitter: 0 };
+    const timing = QUICK ? { ...sc.timing, cvoAccept: none, operator: none } : sc.timing;
+    const sim = await startSimulation({ kc: kubeConfigForUrl(ks.url), spec, timeScale: sc.timeScale, seed: sc.seed, timing, heartbeat, writeConcurrency: 64 });
     const genS = (performance.now() - t0) / 1000;
     const nodes = sim.world.list("node").length;
     out.push({ bench: b, metric: `generate + create + sync ${nodes} nodes, ${sim.stats().created} objects`, value: genS, unit: "s" });
@@ -51,7 +55,7 @@ export async function benchClusterSim(): Promise<BenchResult[]> {
       out.push({ bench: b, metric: `${label}: kube-sim RSS (peak)`, value: peakKs, unit: "MiB" });
     };
 
-    await sleep(5000); // let the workload pods start
+    await sleep(QUICK ? 500 : 5000); // let the workload pods start
     await window(`idle, heartbeats every ${heartbeat.intervalMs / 1000} s`, IDLE_S);
     const target = (sc.steps.find((s) => "upgrade" in s) as { upgrade: { version: string } } | undefined)?.upgrade.version ?? "4.15.4";
     const u0 = performance.now();

@@ -9,16 +9,17 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { Agent, request } from "node:http";
 import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
+import { sized } from "./lib/quick.js";
 import { printResults, summary, type BenchResult } from "./lib/stats.js";
 
 const CLIENTS = 32;
 /** Connections the 32 in-flight requests share; each pipelines CLIENTS / CONNECTIONS requests. */
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
-const CREATES = Number(process.env.BENCH_CREATES ?? 20_000);
-const PATCHES = Number(process.env.BENCH_PATCHES ?? 20_000);
-const LIST_NODES = 10_000;
+const CREATES = sized("BENCH_CREATES", 20_000, 500);
+const PATCHES = sized("BENCH_PATCHES", 20_000, 500);
+const LIST_NODES = sized("BENCH_LIST_NODES", 10_000, 200);
 const WATCHERS = 10;
-const FANOUT_EVENTS = Number(process.env.BENCH_FANOUT_EVENTS ?? 2_000);
+const FANOUT_EVENTS = sized("BENCH_FANOUT_EVENTS", 2_000, 100);
 
 let pool: Pool | undefined;
 

@@ -11,9 +11,10 @@ import { fileURLToPath } from "node:url";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { freePort, SERVICE_NAMES, startNatsServer, startSystem, type ServiceName } from "@lockstep/launcher";
 import { procPeakRssMb, procRssMb, startKubeSimProcess } from "./lib/proc.js";
+import { sized } from "./lib/quick.js";
 import { printResults, sleep, type BenchResult } from "./lib/stats.js";
 
-const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 15);
+const IDLE_S = sized("BENCH_IDLE_S", 15, 1);
 
 /** One gauge from a Prometheus text exposition (first sample), MiB. */
 function gaugeMb(text: string, name: string): number {

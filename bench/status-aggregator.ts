@@ -17,12 +17,13 @@ import { Aggregator, aggregatorRunnable, disruptionService, updateStatusService,
 import { startNatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { CLI_NODE_FLAGS } from "../scripts/cli-node-flags.mjs";
+import { sized } from "./lib/quick.js";
 import { printResults, sleep, summary, timed, type BenchResult } from "./lib/stats.js";
 
-const NODES = Number(process.env.BENCH_NODES ?? 10_000);
-const CHANGES = Number(process.env.BENCH_CHANGES ?? 100_000);
-const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
-const OC_RUNS = Number(process.env.BENCH_OC_RUNS ?? 10);
+const NODES = sized("BENCH_NODES", 10_000, 200);
+const CHANGES = sized("BENCH_CHANGES", 100_000, 1_000);
+const QUERIES = sized("BENCH_QUERIES", 200, 10);
+const OC_RUNS = sized("BENCH_OC_RUNS", 10, 2);
 const MCO = "machineconfiguration.openshift.io";
 const T0 = "2026-01-01T10:00:00Z";
 

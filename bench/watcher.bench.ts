@@ -8,10 +8,11 @@ import { startKubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
 import { startNatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
+import { sized } from "./lib/quick.js";
 import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
 
-const NODES = Number(process.env.BENCH_NODES ?? 10_000);
-const CHANGES = Number(process.env.BENCH_CHANGES ?? 20_000);
+const NODES = sized("BENCH_NODES", 10_000, 200);
+const CHANGES = sized("BENCH_CHANGES", 20_000, 400);
 
 export async function benchWatcher(): Promise<BenchResult[]> {
   const sim = await startKubeSim({ crds: "openshift", historyLimit: 200_000 });

@@ -20,7 +20,7 @@ export interface BenchResult {
 }
 
 export function printResults(results: BenchResult[]): void {
-  const rows = results.map((r) => [r.bench, r.metric, fmt(r.value), r.unit, r.target ?? "", r.ok === undefined ? "" : r.ok ? "ok" : "MISSED"]);
+  const rows = results.map((r) => [r.bench, r.metric, fmt(r.value), r.unit, r.target ?? "", r.ok === undefined ? "" : r.ok ? "MET" : "MISSED"]);
   const head = ["bench", "metric", "value", "unit", "target", ""];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
