@@ -11,7 +11,7 @@ export { DEFAULT_TIMING, mergeTiming, type Timing, type Stage } from "./timing.j
 export { snapshotOf, writeSnapshot, listDocument, SNAPSHOT_PARTS, type ClusterSnapshot } from "./snapshot.js";
 export { cvoStep, aggregateUpgradeable, preconditionMessage, upgradeableBlockers } from "./actors/cvo.js";
 export { computePoolStatus, planPool, poolCounters, assignPools, unavailable } from "./actors/pool-status.js";
-export { daemonStage, drainStage, drainTimeoutReason } from "./actors/daemon.js";
+export { daemonStage, daemonStageTiming, drainStage, drainTimeoutReason } from "./actors/daemon.js";
 export { applyObjects, KubeWriter } from "./kube.js";
 export { TimerWheel } from "./timers.js";
 export { scaledClock, type SimClock } from "./clock.js";

@@ -16,6 +16,7 @@ import {
   computePoolStatus,
   cvoStep,
   daemonStage,
+  daemonStageTiming,
   daemonWrite,
   drainStage,
   drainTimeoutReason,
@@ -432,7 +433,7 @@ class Rehearsal {
       const pool = poolOf.get(name) ?? "";
       const salt = `${name}/${ann(n)[A.desiredConfig] ?? ""}`;
       const ds = daemonStage(n);
-      this.arm(`mcd/${name}`, ds, () => this.stageMs(pool, (t) => stageOf(t, ds!), `${salt}/${ds}`), () => this.runDaemon(name));
+      this.arm(`mcd/${name}`, ds, () => this.stageMs(pool, (t) => daemonStageTiming(t, ds!), `${salt}/${ds}`), () => this.runDaemon(name));
       const dr = drainStage(n);
       this.arm(`drain/${name}`, dr, () => this.stageMs(pool, (t) => (dr === "mcc-drain" ? t.drainAttempt : t.uncordon), `${salt}/${dr}`), () => this.runDrain(name));
     }
@@ -671,20 +672,6 @@ function checkOf(c: CheckUpgradeResult): SkewCheck {
   return { allowed: c.allowed, kind: c.kind, reasons: [...c.reasons], message: c.message, warnings: [...c.warnings] };
 }
 
-function stageOf(t: Timing, s: string): Stage {
-  switch (s) {
-    case "mcd-request-drain":
-      return t.mcdRequestDrain;
-    case "mcd-reboot":
-      return t.mcdReboot;
-    case "kubelet-boot":
-      return t.boot;
-    case "mcd-complete":
-      return t.mcdComplete;
-    default:
-      return t.mcdStart;
-  }
-}
 
 /** What a drain evicts: not DaemonSet pods, not mirror pods, not finished ones. */
 function drainable(p: KubeObject): boolean {

@@ -1,6 +1,7 @@
 // machine-config-daemon, drain controller and the kubelet's reboot, pure core (kube-api.md §17.3):
 // which stage a node is in, and the patch each stage writes. Stages chain through the annotations.
 import { A, MCD } from "../constants.js";
+import type { Stage, Timing } from "../timing.js";
 import { annotationsOf, conditionOf, type KubeObject } from "../types.js";
 
 export type DaemonStage = "mcd-start" | "mcd-degrade" | "mcd-request-drain" | "mcd-reboot" | "kubelet-boot" | "mcd-complete" | "mcd-retry";
@@ -69,6 +70,24 @@ export function atSafePoint(node: KubeObject): boolean {
 export function daemonStageUnlessHalted(node: KubeObject, halted: boolean, f: NodeFailures = {}): DaemonStage | undefined {
   if (halted && atSafePoint(node)) return undefined;
   return daemonStage(node, f);
+}
+
+/** How long a daemon stage waits before it runs (the node agent arms it; the rehearsal replays it). */
+export function daemonStageTiming(t: Timing, s: DaemonStage): Stage {
+  switch (s) {
+    case "mcd-start":
+    case "mcd-degrade":
+    case "mcd-retry":
+      return t.mcdStart;
+    case "mcd-request-drain":
+      return t.mcdRequestDrain;
+    case "mcd-reboot":
+      return t.mcdReboot;
+    case "kubelet-boot":
+      return t.boot;
+    case "mcd-complete":
+      return t.mcdComplete;
+  }
 }
 
 export function drainStage(node: KubeObject): DrainStage | undefined {

@@ -11,7 +11,7 @@ import { nodeInfo } from "../generate/nodes.js";
 import { keyedRandom } from "../rng.js";
 import type { Stage } from "../timing.js";
 import { annotationsOf, type KubeObject } from "../types.js";
-import { daemonStageUnlessHalted, daemonWrite, drainStage, drainTimeoutReason, uncordonWrite, type DaemonStage, type StageWrite } from "./daemon.js";
+import { daemonStageTiming, daemonStageUnlessHalted, daemonWrite, drainStage, drainTimeoutReason, uncordonWrite, type StageWrite } from "./daemon.js";
 import type { Blockers } from "./workloads.js";
 
 export class NodeAgent {
@@ -47,28 +47,10 @@ export class NodeAgent {
     const salt = `${name}/${annotationsOf(node)[A.desiredConfig] ?? ""}`;
     const halted = this.ctx.halted.has(name);
     const ds = daemonStageUnlessHalted(node, halted, this.failuresFor(node));
-    this.arm(`mcd/${name}`, ds, ds ? this.stageTiming(ds) : undefined, salt, () => void this.runDaemon(name));
+    this.arm(`mcd/${name}`, ds, ds ? daemonStageTiming(this.ctx.timing, ds) : undefined, salt, () => void this.runDaemon(name));
     // A preempted update does not go on evicting; an uncordon may still run.
     const dr = halted && drainStage(node) === "mcc-drain" ? undefined : drainStage(node);
     this.arm(`drain/${name}`, dr, dr === "mcc-drain" ? this.ctx.timing.drainAttempt : this.ctx.timing.uncordon, salt, () => void this.runDrain(name));
-  }
-
-  private stageTiming(s: DaemonStage): Stage {
-    const t = this.ctx.timing;
-    switch (s) {
-      case "mcd-start":
-      case "mcd-degrade":
-      case "mcd-retry":
-        return t.mcdStart;
-      case "mcd-request-drain":
-        return t.mcdRequestDrain;
-      case "mcd-reboot":
-        return t.mcdReboot;
-      case "kubelet-boot":
-        return t.boot;
-      case "mcd-complete":
-        return t.mcdComplete;
-    }
   }
 
   private arm(key: string, stage: string | undefined, timing: Stage | undefined, salt: string, run: () => void): void {
