@@ -9,7 +9,7 @@ import { EVENTS_STREAM, Events, type EventType } from "@lockstep/contracts";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
-import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { startNatsServer, TEST_WATCHER_OPTIONS, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -63,10 +63,7 @@ beforeAll(async () => {
     kc,
     bus: { servers: nats.url, name: "lockstep-watcher", user: "lockstep-watcher", password: passwords.watcher },
     logger: silentLogger(),
-    leaseNamespaces: ["lockstep-leases"],
-    bootImagesNamespace: "openshift-machine-config-operator",
-    bootImagesName: "coreos-bootimages",
-    informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
+    ...TEST_WATCHER_OPTIONS,
   }).start(stop.signal);
 });
 

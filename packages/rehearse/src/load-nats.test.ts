@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { kubeConfigForUrl } from "@lockstep/cluster-sim";
 import { startKubeSim } from "@lockstep/kube-sim";
-import { ocUpgradeStatusDir, startNatsServer } from "@lockstep/testing";
+import { ocUpgradeStatusDir, startNatsServer, TEST_WATCHER_OPTIONS } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { describe, expect, it } from "vitest";
 import { disruptionRules } from "./disruption-rules.js";
@@ -26,10 +26,7 @@ async function throughStatePlane(name: string, nodes: number): Promise<Rehearsal
       kc: kubeConfigForUrl(sim.url),
       bus: { servers: nats.url },
       logger: quiet,
-      leaseNamespaces: ["lockstep-leases"],
-      bootImagesNamespace: "openshift-machine-config-operator",
-      bootImagesName: "coreos-bootimages",
-      informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
+      ...TEST_WATCHER_OPTIONS,
     }).start(stop.signal);
     // Until the watcher has created the bucket, synced, and published every node.
     for (let i = 0; ; i++) {

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
-import { ocUpgradeStatusDir, startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { ocUpgradeStatusDir, startNatsServer, TEST_WATCHER_OPTIONS, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
@@ -59,10 +59,7 @@ async function start(o: { crds: "lockstep" | "foreign" | "none"; writesPerSecond
       kc,
       bus: { servers: nats.url },
       logger,
-      leaseNamespaces: ["lockstep-leases"],
-      bootImagesNamespace: "openshift-machine-config-operator",
-      bootImagesName: "coreos-bootimages",
-      informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
+      ...TEST_WATCHER_OPTIONS,
     }).start(stop.signal),
   );
   const aggregator = new Aggregator({ logger, debounceMs: 10 });

@@ -13,7 +13,7 @@ import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, writeKubeconfig, type KubeSim } from "@lockstep/kube-sim";
 import { INSIGHT_KINDS, type InsightKind, type InsightObject, type InsightObjects, PLURALS } from "@lockstep/contracts";
 import { Aggregator, aggregatorRunnable, updateApiRunnable, type UpdateApiWriter } from "@lockstep/status-aggregator";
-import { ocUpgradeStatusCases, ocUpgradeStatusDir, startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { ocUpgradeStatusCases, ocUpgradeStatusDir, startNatsServer, TEST_WATCHER_OPTIONS, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -74,10 +74,7 @@ async function publish(name: string, dir: string): Promise<Published> {
         kc,
         bus: { servers: nats.url },
         logger,
-        leaseNamespaces: ["lockstep-leases"],
-        bootImagesNamespace: "openshift-machine-config-operator",
-        bootImagesName: "coreos-bootimages",
-        informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
+        ...TEST_WATCHER_OPTIONS,
       }).start(stop.signal),
     );
     const aggregator = new Aggregator({ logger, clock: () => now, debounceMs: 10 });
