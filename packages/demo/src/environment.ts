@@ -4,7 +4,7 @@
 // admission webhook, registered in kube-sim as the chart registers it, is what holds it back.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseClusterSpec, startSimulation, type ClusterSpec, type Simulation } from "@lockstep/cluster-sim";
+import { DEMO_SPEC, startSimulation, type ClusterSpec, type Simulation } from "@lockstep/cluster-sim";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import {
@@ -62,24 +62,8 @@ export interface Environment {
   stop(): Promise<void>;
 }
 
-export const DEMO_SPEC = parseClusterSpec({
-  name: "demo",
-  platform: "aws",
-  region: "us-east-2",
-  version: "4.15.12",
-  history: ["4.14.20"],
-  masters: 3,
-  pools: [
-    { name: "worker", size: 6, maxUnavailable: 3 },
-    { name: "infra", size: 2, maxUnavailable: 1, paused: true, nodeSelector: { "node-role.kubernetes.io/infra": "" } },
-  ],
-  // A pod on every worker (so there is something to evict from the node under maintenance).
-  workloads: [
-    { name: "app-worker", pool: "worker", replicas: 6, pdb: { maxUnavailable: 1 } },
-    { name: "app-infra", pool: "infra", replicas: 2, pdb: { maxUnavailable: 1 } },
-  ],
-  bootImageVersion: "4.15.12",
-});
+// The demo's cluster; its definition lives in cluster-sim so other tools can replay the same shape.
+export { DEMO_SPEC };
 
 export async function startEnvironment(o: EnvironmentOptions): Promise<Environment> {
   const log = o.log ?? (() => {});

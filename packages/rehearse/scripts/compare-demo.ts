@@ -1,33 +1,17 @@
-// The forecast against an actual run: the demo's cluster (packages/demo DEMO_SPEC's shape) is
+// The forecast against an actual run: the demo's cluster (DEMO_SPEC) is
 // rehearsed to a z-stream, then the same cluster runs the same update in cluster-sim over kube-sim
 // (real HTTP, scaled wall clock). Prints, per pool, forecast and actual start offset and duration
 // (simulated minutes from the upgrade request) and the error.
 // Run (from packages/rehearse): node --import tsx scripts/compare-demo.ts [timeScale=300] [seed=7]
-import { generateCluster, kubeConfigForUrl, MCO_ANNOTATIONS as A, parseClusterSpec, renderedName, startSimulation } from "@lockstep/cluster-sim";
+import { DEMO_SPEC, generateCluster, kubeConfigForUrl, MCO_ANNOTATIONS as A, renderedName, startSimulation } from "@lockstep/cluster-sim";
 import { startKubeSim } from "@lockstep/kube-sim";
 import { rehearse, snapshotOf } from "../src/index.js";
 
 const timeScale = Number(process.argv[2] ?? 300);
 const seed = Number(process.argv[3] ?? 7);
 const TO = "4.15.13";
-const spec = parseClusterSpec({
-  name: "demo",
-  platform: "aws",
-  region: "us-east-2",
-  version: "4.15.12",
-  history: ["4.14.20"],
-  masters: 3,
-  pools: [
-    { name: "worker", size: 6, maxUnavailable: 3 },
-    { name: "infra", size: 2, maxUnavailable: 1, nodeSelector: { "node-role.kubernetes.io/infra": "" } },
-  ],
-  workloads: [
-    { name: "app-worker", pool: "worker", replicas: 6, pdb: { maxUnavailable: 1 } },
-    { name: "app-infra", pool: "infra", replicas: 2, pdb: { maxUnavailable: 1 } },
-  ],
-  bootImageVersion: "4.15.12",
-  seed,
-});
+// The demo's cluster with its infra pool unpaused, so that every pool finishes.
+const spec = { ...DEMO_SPEC, seed, pools: DEMO_SPEC.pools.map((p) => ({ ...p, paused: false })) };
 
 const start = new Date();
 const f0 = start.getTime();
