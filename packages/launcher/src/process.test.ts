@@ -27,6 +27,20 @@ describe("ManagedProcess", () => {
     expect(readFileSync(join(dir, "svc.log"), "utf8")).toMatch(/service started[\s\S]*stopping/);
   });
 
+  it("has every line of output in the log file once stop() returns, even a burst written just before the exit", async () => {
+    // seq writes 1.9 MB with blocking writes and the shell exits at once: the exit is reported while
+    // the last of it is still in the pipe or on its way to the file.
+    const logFile = join(dir, "burst.log");
+    const script = "trap 'seq 1 300000; exit 0' TERM; while :; do sleep 0.05; done";
+    const p = new ManagedProcess({ name: "burst", command: "/bin/sh", args: ["-c", script], env: {}, logFile });
+    p.start();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await p.stop("SIGTERM")).toBe(0);
+    const lines = readFileSync(logFile, "utf8").trimEnd().split("\n");
+    expect(lines).toHaveLength(300_000);
+    expect(lines.at(-1)).toBe("300000");
+  });
+
   it("reports a crash and can be restarted", async () => {
     const port = await freePort();
     const p = new ManagedProcess({ name: "svc2", command: process.execPath, args: ["-e", script(port)], env: {}, logFile: join(dir, "svc2.log"), readyUrl: `http://127.0.0.1:${port}/readyz` });

@@ -7,6 +7,8 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import type { Socket } from "node:net";
 
 const TAIL_LINES = 15;
+/** How long stop() waits, after the exit, for the last output to reach the log file. */
+const CLOSE_WAIT_MS = 2_000;
 /** The child's descriptor for the parent-watch pipe (stdin stays free). */
 export const PARENT_WATCH_FD = 3;
 
@@ -68,8 +70,10 @@ export class ManagedProcess {
     };
     child.stdout!.on("data", keep);
     child.stderr!.on("data", keep);
-    const closed = new Promise<void>((r) => child.once("close", () => r()));
-    this.closed = closed;
+    // "close" comes after the child's last output has been read; ending the log then and waiting
+    // for its flush means a caller that awaited stop() finds every line in the file.
+    const log = this.log;
+    this.closed = new Promise<void>((r) => child.once("close", () => log.end(() => r())));
     child.on("exit", (code, signal) => {
       if (!this.expectedExit) for (const l of this.exitListeners) l(code, signal);
     });
@@ -107,6 +111,8 @@ export class ManagedProcess {
     const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
     const code = await exited;
     clearTimeout(timer);
+    // A grandchild that inherited the pipes could hold them open; do not wait on it for long.
+    await Promise.race([this.closed, new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]);
     return code;
   }
 
