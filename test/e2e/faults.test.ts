@@ -8,7 +8,7 @@ const TARGET = "4.15.14";
 const TOTAL = 7; // 3 masters + 4 workers
 
 async function expectRightEndState(t: TestSystem, maxConcurrent: () => number): Promise<void> {
-  await until("every node updated in the aggregator's view", () => allUpdated(t, TOTAL), 300_000);
+  await until("every node updated in the aggregator's view", () => allUpdated(t, TOTAL, TARGET), 300_000);
   await until("update.completed for the target", () => t.events.count("update.completed", (m) => m.version === TARGET) > 0, 120_000);
   expect(t.events.count("update.completed", (m) => m.version === TARGET)).toBe(1);
   // No lease left behind, and never more Update holds at once than the pools allow (2 workers + 1 master).

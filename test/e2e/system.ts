@@ -72,13 +72,16 @@ export async function until<T>(what: string, check: () => Promise<T | undefined 
 /** Node records (assessment/phase) as the aggregator serves them. */
 export async function nodeRecords(t: TestSystem) {
   const res = await t.clients.call(t.clients.status, t.clients.status.getUpdateStatus, { omitNodes: false });
-  return (res.status?.nodes ?? []).map((n) => ({ name: n.name, pool: n.pool, assessment: n.record?.assessment, phase: n.record?.phase }));
+  return (res.status?.nodes ?? []).map((n) => ({ name: n.name, pool: n.pool, assessment: n.record?.assessment, phase: n.record?.phase, version: n.record?.versionCell }));
 }
 
-/** Every node Completed/Updated in the aggregator's view. */
-export async function allUpdated(t: TestSystem, total: number): Promise<boolean> {
+/**
+ * Every node Completed/Updated on `target` in the aggregator's view. The version matters: just
+ * after an upgrade starts, every node is still Completed/Updated on the version it came from.
+ */
+export async function allUpdated(t: TestSystem, total: number, target: string): Promise<boolean> {
   const recs = await nodeRecords(t);
-  return recs.length === total && recs.every((r) => r.assessment === "Completed" && r.phase === "Updated");
+  return recs.length === total && recs.every((r) => r.assessment === "Completed" && r.phase === "Updated" && r.version === target);
 }
 
 /** Node Leases in kube-sim: holders per node (at most one by construction) and who holds. */

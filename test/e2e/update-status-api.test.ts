@@ -40,7 +40,7 @@ describe("whole system: the Update Status API", () => {
       await until("the watch's initial list", () => lines.length >= 7, 30_000);
 
       await t.env.sim.upgrade("4.15.14");
-      await until("every node updated", () => allUpdated(t, 7), 300_000);
+      await until("every node updated", () => allUpdated(t, 7, "4.15.14"), 300_000);
       await until("every object Completed on 4.15.14", async () => {
         const { stdout } = await kubectl("get", NODES, "-o", 'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Updating")].reason} {.status.version}{"\\n"}{end}');
         return stdout.trim().split("\n").length === 7 && stdout.trim().split("\n").every((l) => l === "Completed 4.15.14");
