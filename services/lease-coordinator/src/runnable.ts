@@ -11,7 +11,8 @@ import type { Logger } from "pino";
 import { AdapterReconciler } from "./adapters/reconciler.js";
 import type { AdapterName } from "./adapters/plan.js";
 import type { LeaseAuth } from "./auth/lease-auth.js";
-import { buildView, indexCluster, leaseNodeOf, type ClusterIndex, type PolicyConfig } from "@lockstep/lease-policy";
+import { buildView, ClusterTracker, leaseNodeOf, type LeaseNode, type PolicyConfig } from "@lockstep/lease-policy";
+import type { DisruptionBudgetState, PoolState } from "@lockstep/contracts";
 import { budgetStatus, BudgetStatusWriter } from "./coordinator/budget-status.js";
 import { Coordinator, type EventSink, type NodeHold } from "./coordinator/coordinator.js";
 import { leaseService } from "./api/lease-service.js";
@@ -31,6 +32,20 @@ const STALE_RETRY_AFTER_SECONDS = 5;
 
 /** How long lease changes are gathered before budget statuses are evaluated again. */
 const LEASE_STATUS_DELAY_MS = 500;
+
+/** A node, pool or budget change into the index; returns the budgets whose status may have changed. */
+function clusterChange(tracker: ClusterTracker, kind: string, name: string, value: unknown): Set<string> {
+  switch (kind) {
+    case "node":
+      return value === undefined ? tracker.deleteNode(name) : tracker.putNode(value as LeaseNode);
+    case "pool":
+      return value === undefined ? tracker.deletePool(name) : tracker.putPool(value as PoolState);
+    case "disruptionBudget":
+      return value === undefined ? tracker.deleteBudget(name) : tracker.putBudget(value as DisruptionBudgetState);
+    default:
+      return new Set();
+  }
+}
 
 export interface LeaseCoordinatorOptions {
   /** client-node's KubeConfig also fits (tests pass theirs). */
@@ -115,12 +130,11 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       outbox = new EventOutbox({ logger, publish: (e) => publisher.publish(Events[e.kind] as never, e.message as never, { id: e.id }) });
       const events: EventSink = outbox;
       const idx = new LeaseIndex(policy, clock);
-      // Every decision reads nodes, pools and budgets; they are copied out of the cache and
-      // indexed (node by name, pool and budget members) once per change, not once per decision.
-      let snapshot: ClusterIndex | undefined;
-      const clusterView = {
-        cluster: () => (snapshot ??= indexCluster(cache.list("node"), cache.list("pool"), cache.list("disruptionBudget"))),
-      };
+      // Every decision reads nodes, pools and budgets indexed (node by name, pool and budget
+      // members); the index follows the cache change by change (fed below, from the initial load
+      // on), so a node change costs in proportion to the pools and budgets, not to the nodes.
+      const tracker = new ClusterTracker();
+      const clusterView = { cluster: () => tracker };
       const c = new Coordinator({
         policy,
         index: idx,
@@ -181,9 +195,10 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
           adapters?.leaseChanged(ch.op === "put" ? (ch.value as LeaseState).holderIdentity : undefined);
           return;
         }
-        snapshot = undefined;
+        const touched = clusterChange(tracker, ch.parsed.kind, ch.parsed.name, ch.op === "put" ? ch.value : undefined);
         c.notify();
-        if (index) allBudgets();
+        // Only the budgets whose members or members' availability changed are evaluated again.
+        if (index) for (const b of touched) queue.add(b);
       });
       serving = { coordinator: c, index: idx, events, allBudgets };
     },
