@@ -30,8 +30,8 @@ const PROJECTIONS = { node: leaseNodeOf } satisfies StateProjections;
 /** What a StateStale refusal suggests as retry_after_seconds. */
 const STALE_RETRY_AFTER_SECONDS = 5;
 
-/** How long lease changes are gathered before budget statuses are evaluated again. */
-const LEASE_STATUS_DELAY_MS = 500;
+/** How long lease and node changes are gathered before budget statuses are evaluated again. */
+const STATUS_DELAY_MS = 500;
 
 /** A node, pool or budget change into the index; returns the budgets whose status may have changed. */
 function clusterChange(tracker: ClusterTracker, kind: string, name: string, value: unknown): Set<string> {
@@ -177,10 +177,11 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       const allBudgets = () => {
         for (const b of cache.list("disruptionBudget")) queue.add(b.name);
       };
-      // A burst of grants changes leases hundreds of times a second; each status evaluation reads
-      // every lease and every member, so lease changes are folded into one evaluation per delay.
-      const budgetsSoon = () => {
-        for (const b of cache.list("disruptionBudget")) queue.addAfter(b.name, LEASE_STATUS_DELAY_MS);
+      // A burst of grants changes leases hundreds of times a second, a rollout nodes a hundred times;
+      // each status evaluation reads every lease and reads and maybe writes the object, so changes
+      // are folded into one evaluation per budget per delay.
+      const budgetsSoon = (names: Iterable<string> = cache.list("disruptionBudget").map((b) => b.name)) => {
+        for (const b of names) queue.addAfter(b, STATUS_DELAY_MS);
       };
       cache.onChange((ch) => {
         if (ch.parsed.kind === "meta") return;
@@ -198,7 +199,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         const touched = clusterChange(tracker, ch.parsed.kind, ch.parsed.name, ch.op === "put" ? ch.value : undefined);
         c.notify();
         // Only the budgets whose members or members' availability changed are evaluated again.
-        if (index) for (const b of touched) queue.add(b);
+        if (index) budgetsSoon(touched);
       });
       serving = { coordinator: c, index: idx, events, allBudgets };
     },
