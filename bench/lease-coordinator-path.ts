@@ -11,7 +11,7 @@
 // BENCH_NODE_ARGS: node flags for the coordinator (a CPU profile). BENCH_COORDINATOR_DIST=<dir> runs another build of the coordinator (relative to the repository
 // root), to compare two versions back to back under the same machine load.
 // Run: pnpm --dir bench exec node --import tsx lease-coordinator-path.ts
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import { LeaseServiceClient } from "@lockstep/contracts";
 import { freePort, startNatsServer } from "@lockstep/testing";
-import { procCpuSeconds } from "./lib/proc.js";
+import { procCpuSeconds, spawnUntil, stopChild, type Child } from "./lib/proc.js";
 import { sized } from "./lib/quick.js";
 import { printResults, sleep, type BenchResult } from "./lib/stats.js";
 
@@ -33,31 +33,6 @@ const COORDINATOR_DIST = process.env.BENCH_COORDINATOR_DIST ?? "services/lease-c
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 const NS = "lockstep-leases";
 const MCO = "machineconfiguration.openshift.io";
-
-interface Child {
-  proc: ChildProcess;
-  stop(): Promise<void>;
-}
-
-function spawnUntil(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: Child; match: RegExpMatchArray }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
-    let buf = "";
-    const onData = (d: Buffer) => {
-      buf += d.toString();
-      const m = ready.exec(buf);
-      if (m) {
-        proc.stdout!.off("data", onData);
-        proc.stdout!.resume();
-        resolve({ child: { proc, stop: () => stopChild(proc) }, match: m });
-      }
-    };
-    proc.stdout!.on("data", onData);
-    proc.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code} before it was ready`)));
-  });
-}
-
-const stopChild = (proc: ChildProcess) => new Promise<void>((r) => (proc.exitCode !== null ? r() : (proc.once("exit", () => r()), proc.kill("SIGTERM"))));
 
 /** One API write of a node's rollout: merge patches of the object or its status. */
 function rolloutSteps(name: string): Array<{ path: string; body: unknown }> {

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { requiredScopes } from "./capacity.js";
 import { indexCluster, type ClusterIndex } from "./cluster.js";
-import { ClusterTracker } from "./cluster-tracker.js";
+import { ClusterTracker, type ClusterChange } from "./cluster-tracker.js";
 import { budget, pool, testPolicy } from "./fixtures.js";
 import type { LeaseNode } from "./lease-node.js";
 
@@ -61,22 +61,14 @@ const budgetState = fc
   .record({ name: fc.constantFrom(...BUDGETS), pool: fc.constantFrom("", "", "worker", "infra", "gone"), nodeSelector: fc.constantFrom(...SELECTORS), maxDisrupted: fc.constantFrom("1", "50%") })
   .map((b): DisruptionBudgetState => budget(b.name, { pool: b.pool, nodeSelector: b.nodeSelector, maxDisrupted: b.maxDisrupted }));
 
-type Step =
-  | { kind: "node"; node: LeaseNode }
-  | { kind: "deleteNode"; name: string }
-  | { kind: "pool"; pool: PoolState }
-  | { kind: "deletePool"; name: string }
-  | { kind: "budget"; budget: DisruptionBudgetState }
-  | { kind: "deleteBudget"; name: string };
-
-const step: fc.Arbitrary<{ step: Step; check: boolean }> = fc.record({
-  step: fc.oneof(
-    { weight: 6, arbitrary: leaseNode.map((node): Step => ({ kind: "node", node })) },
-    { weight: 2, arbitrary: fc.constantFrom(...NODES).map((name): Step => ({ kind: "deleteNode", name })) },
-    { weight: 2, arbitrary: poolState.map((p): Step => ({ kind: "pool", pool: p })) },
-    { weight: 1, arbitrary: fc.constantFrom(...POOLS).map((name): Step => ({ kind: "deletePool", name })) },
-    { weight: 2, arbitrary: budgetState.map((b): Step => ({ kind: "budget", budget: b })) },
-    { weight: 1, arbitrary: fc.constantFrom(...BUDGETS).map((name): Step => ({ kind: "deleteBudget", name })) },
+const step: fc.Arbitrary<{ change: ClusterChange; check: boolean }> = fc.record({
+  change: fc.oneof(
+    { weight: 6, arbitrary: leaseNode.map((n): ClusterChange => ({ kind: "node", name: n.name, value: n })) },
+    { weight: 2, arbitrary: fc.constantFrom(...NODES).map((name): ClusterChange => ({ kind: "node", name })) },
+    { weight: 2, arbitrary: poolState.map((p): ClusterChange => ({ kind: "pool", name: p.name, value: p })) },
+    { weight: 1, arbitrary: fc.constantFrom(...POOLS).map((name): ClusterChange => ({ kind: "pool", name })) },
+    { weight: 2, arbitrary: budgetState.map((b): ClusterChange => ({ kind: "disruptionBudget", name: b.name, value: b })) },
+    { weight: 1, arbitrary: fc.constantFrom(...BUDGETS).map((name): ClusterChange => ({ kind: "disruptionBudget", name })) },
   ),
   // Not every step is followed by reads, so the lazily built parts are also updated unread.
   check: fc.boolean(),
@@ -120,40 +112,15 @@ describe("ClusterTracker", () => {
   it("answers every query as a fresh indexCluster over the same lists, and reports every budget whose status inputs changed", () => {
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 60 }), (steps) => {
-        const nodes = new Map<string, LeaseNode>();
-        const pools = new Map<string, PoolState>();
-        const budgets = new Map<string, DisruptionBudgetState>();
+        const world = { node: new Map<string, LeaseNode>(), pool: new Map<string, PoolState>(), disruptionBudget: new Map<string, DisruptionBudgetState>() };
         const t = new ClusterTracker();
-        const fresh = () => indexCluster([...nodes.values()], [...pools.values()], [...budgets.values()]);
+        const fresh = () => indexCluster([...world.node.values()], [...world.pool.values()], [...world.disruptionBudget.values()]);
         let before = fresh();
-        for (const [i, { step: s, check }] of steps.entries()) {
-          let touched: Set<string>;
-          switch (s.kind) {
-            case "node":
-              nodes.set(s.node.name, s.node);
-              touched = t.putNode(s.node);
-              break;
-            case "deleteNode":
-              nodes.delete(s.name);
-              touched = t.deleteNode(s.name);
-              break;
-            case "pool":
-              pools.set(s.pool.name, s.pool);
-              touched = t.putPool(s.pool);
-              break;
-            case "deletePool":
-              pools.delete(s.name);
-              touched = t.deletePool(s.name);
-              break;
-            case "budget":
-              budgets.set(s.budget.name, s.budget);
-              touched = t.putBudget(s.budget);
-              break;
-            case "deleteBudget":
-              budgets.delete(s.name);
-              touched = t.deleteBudget(s.name);
-              break;
-          }
+        for (const [i, { change, check }] of steps.entries()) {
+          const objects = world[change.kind] as Map<string, unknown>;
+          if (change.value === undefined) objects.delete(change.name);
+          else objects.set(change.name, change.value);
+          const touched = t.apply(change);
           const after = fresh();
           for (const b of after.budgets) {
             const old = before.budgets.find((x) => x.name === b.name);

@@ -16,6 +16,12 @@ interface BudgetEntry {
 
 const NONE: ReadonlySet<string> = new Set();
 
+/** A change as the state plane reports it, by its kind's name there (value absent: deleted). */
+export type ClusterChange =
+  | { kind: "node"; name: string; value?: LeaseNode | undefined }
+  | { kind: "pool"; name: string; value?: PoolState | undefined }
+  | { kind: "disruptionBudget"; name: string; value?: DisruptionBudgetState | undefined };
+
 /**
  * A ClusterIndex kept current change by change (node, pool and budget puts and deletes), for a
  * process that sees every change (the lease-coordinator's state cache): a node change costs in
@@ -86,6 +92,18 @@ export class ClusterTracker implements ClusterIndex {
       }
     }
     return e.answer;
+  }
+
+  /** Applies a change; returns the budgets whose status may have changed. */
+  apply(c: ClusterChange): Set<string> {
+    switch (c.kind) {
+      case "node":
+        return c.value === undefined ? this.deleteNode(c.name) : this.putNode(c.value);
+      case "pool":
+        return c.value === undefined ? this.deletePool(c.name) : this.putPool(c.value);
+      case "disruptionBudget":
+        return c.value === undefined ? this.deleteBudget(c.name) : this.putBudget(c.value);
+    }
   }
 
   /** A node put (added or changed); returns the budgets whose status may have changed. */

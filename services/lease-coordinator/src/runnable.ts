@@ -11,8 +11,7 @@ import type { Logger } from "pino";
 import { AdapterReconciler } from "./adapters/reconciler.js";
 import type { AdapterName } from "./adapters/plan.js";
 import type { LeaseAuth } from "./auth/lease-auth.js";
-import { buildView, ClusterTracker, leaseNodeOf, type LeaseNode, type PolicyConfig } from "@lockstep/lease-policy";
-import type { DisruptionBudgetState, PoolState } from "@lockstep/contracts";
+import { buildView, ClusterTracker, leaseNodeOf, type ClusterChange, type PolicyConfig } from "@lockstep/lease-policy";
 import { budgetStatus, BudgetStatusWriter } from "./coordinator/budget-status.js";
 import { Coordinator, type EventSink, type NodeHold } from "./coordinator/coordinator.js";
 import { leaseService } from "./api/lease-service.js";
@@ -32,20 +31,6 @@ const STALE_RETRY_AFTER_SECONDS = 5;
 
 /** How long lease and node changes are gathered before budget statuses are evaluated again. */
 const STATUS_DELAY_MS = 500;
-
-/** A node, pool or budget change into the index; returns the budgets whose status may have changed. */
-function clusterChange(tracker: ClusterTracker, kind: string, name: string, value: unknown): Set<string> {
-  switch (kind) {
-    case "node":
-      return value === undefined ? tracker.deleteNode(name) : tracker.putNode(value as LeaseNode);
-    case "pool":
-      return value === undefined ? tracker.deletePool(name) : tracker.putPool(value as PoolState);
-    case "disruptionBudget":
-      return value === undefined ? tracker.deleteBudget(name) : tracker.putBudget(value as DisruptionBudgetState);
-    default:
-      return new Set();
-  }
-}
 
 export interface LeaseCoordinatorOptions {
   /** client-node's KubeConfig also fits (tests pass theirs). */
@@ -196,7 +181,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
           adapters?.leaseChanged(ch.op === "put" ? (ch.value as LeaseState).holderIdentity : undefined);
           return;
         }
-        const touched = clusterChange(tracker, ch.parsed.kind, ch.parsed.name, ch.op === "put" ? ch.value : undefined);
+        const touched = tracker.apply({ kind: ch.parsed.kind, name: ch.parsed.name, value: ch.op === "put" ? ch.value : undefined } as ClusterChange);
         c.notify();
         // Only the budgets whose members or members' availability changed are evaluated again.
         if (index) budgetsSoon(touched);
