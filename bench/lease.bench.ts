@@ -14,7 +14,7 @@
 // nodes shows the per-decision work that grows with the cluster.
 // Also printed: every process's CPU ms per operation. BENCH_QUICK=1: a small smoke run.
 // Run: pnpm --dir bench exec node --import tsx lease.bench.ts
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -26,6 +26,7 @@ import { LeaseServiceClient, OperationType, type AcquireResponse } from "@lockst
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { makeJsonApiClient } from "@lockstep/lease-coordinator";
 import { freePort, startNatsServer } from "@lockstep/testing";
+import { spawnUntil, stopChild, type Child } from "./lib/proc.js";
 import { sized } from "./lib/quick.js";
 import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
 
@@ -40,30 +41,6 @@ const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean)
 // the repository root, default services/lease-coordinator/dist), to compare two versions back to
 // back under the same machine load.
 const COORDINATOR_DIST = process.env.BENCH_COORDINATOR_DIST ?? "services/lease-coordinator/dist";
-
-interface Child {
-  proc: ChildProcess;
-  stop(): Promise<void>;
-}
-
-/** Spawns a process and resolves once a stdout line matches `ready` (or rejects on early exit). */
-function spawnUntil(cmd: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: Child; match: RegExpMatchArray }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(cmd, [...NODE_ARGS, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
-    let buf = "";
-    const onData = (d: Buffer) => {
-      buf += d.toString();
-      const m = ready.exec(buf);
-      if (m) {
-        proc.stdout!.off("data", onData);
-        proc.stdout!.resume();
-        resolve({ child: { proc, stop: () => new Promise((r) => (proc.exitCode !== null ? r() : (proc.once("exit", () => r()), proc.kill("SIGTERM")))) }, match: m });
-      }
-    };
-    proc.stdout!.on("data", onData);
-    proc.once("exit", (code) => reject(new Error(`${cmd} ${args.join(" ")} exited with ${code} before it was ready`)));
-  });
-}
 
 type Lease = { client: LeaseServiceClient };
 
@@ -144,17 +121,17 @@ export async function benchLease(): Promise<BenchResult[]> {
   const root = fileURLToPath(new URL("..", import.meta.url));
   try {
     // Every component in its own process, as deployed: kube-sim, the watcher, two coordinator replicas.
-    const sim = await spawnUntil(process.execPath, ["--import", "tsx", join(root, "bench/lib/kube-sim-process.ts"), kubeconfig], { BENCH_NODES: String(CLUSTER_NODES ?? NODES) }, /ready (\S+)\n/);
+    const sim = await spawnUntil([...NODE_ARGS, "--import", "tsx", join(root, "bench/lib/kube-sim-process.ts"), kubeconfig], { BENCH_NODES: String(CLUSTER_NODES ?? NODES) }, /ready (\S+)\n/);
     children.push(sim.child);
     const simUrl = sim.match[1]!;
     if (CLUSTER_NODES !== undefined) await createBudgets(simUrl);
     const common = { NATS_URL: nats.url, KUBECONFIG: kubeconfig, LOG_LEVEL: "warn", HTTP_PORT: "0" };
-    children.push((await spawnUntil(process.execPath, [join(root, "services/watcher/dist/main.js")], { ...common, LOG_LEVEL: "info", GRPC_PORT: "0", LEASE_NAMESPACES: NS }, /listening/)).child);
+    children.push((await spawnUntil([...NODE_ARGS, join(root, "services/watcher/dist/main.js")], { ...common, LOG_LEVEL: "info", GRPC_PORT: "0", LEASE_NAMESPACES: NS }, /listening/)).child);
     const replicas: Lease[] = [];
     for (let r = 0; r < 2; r++) {
       const port = await freePort();
       const proc = spawn(process.execPath, [...NODE_ARGS, join(root, COORDINATOR_DIST, "main.js")], { env: { ...process.env, ...common, GRPC_PORT: String(port), COORDINATOR_ID: `bench-${r}`, LEASE_AUTH: process.env.BENCH_LEASE_AUTH ?? "none" }, stdio: ["ignore", "ignore", "inherit"] });
-      children.push({ proc, stop: () => new Promise((res) => (proc.exitCode !== null ? res() : (proc.once("exit", () => res()), proc.kill("SIGTERM")))) });
+      children.push({ proc, stop: () => stopChild(proc) });
       const client = new LeaseServiceClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
       // Serving once the state plane is synced: List stops answering UNAVAILABLE.
       for (;;) {

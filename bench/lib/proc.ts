@@ -1,5 +1,5 @@
 // Process figures from /proc (Linux) and kube-sim in its own process, shared by the benchmarks.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 /** CPU seconds (user+system) of a process. */
@@ -48,4 +48,31 @@ process.on("SIGTERM", async () => { await s.stop(); process.exit(0); });`;
       child.kill("SIGTERM");
     },
   };
+}
+
+/** A child process of a benchmark and how to stop it (SIGTERM, resolved at its exit). */
+export interface Child {
+  proc: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export const stopChild = (proc: ChildProcess) => new Promise<void>((r) => (proc.exitCode !== null ? r() : (proc.once("exit", () => r()), proc.kill("SIGTERM"))));
+
+/** Starts `node args…` and resolves once its stdout matches `ready` (or rejects on early exit). */
+export function spawnUntil(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: Child; match: RegExpMatchArray }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+    let buf = "";
+    const onData = (d: Buffer) => {
+      buf += d.toString();
+      const m = ready.exec(buf);
+      if (m) {
+        proc.stdout!.off("data", onData);
+        proc.stdout!.resume();
+        resolve({ child: { proc, stop: () => stopChild(proc) }, match: m });
+      }
+    };
+    proc.stdout!.on("data", onData);
+    proc.once("exit", (code) => reject(new Error(`node ${args.join(" ")} exited with ${code} before it was ready`)));
+  });
 }

@@ -2,6 +2,7 @@
 export * from "./budgets.js";
 export * from "./capacity.js";
 export * from "./cluster.js";
+export * from "./cluster-tracker.js";
 export * from "./config.js";
 export * from "./conflict.js";
 export * from "./decide.js";

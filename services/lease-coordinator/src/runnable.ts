@@ -11,7 +11,7 @@ import type { Logger } from "pino";
 import { AdapterReconciler } from "./adapters/reconciler.js";
 import type { AdapterName } from "./adapters/plan.js";
 import type { LeaseAuth } from "./auth/lease-auth.js";
-import { buildView, indexCluster, leaseNodeOf, type ClusterIndex, type PolicyConfig } from "@lockstep/lease-policy";
+import { buildView, ClusterTracker, leaseNodeOf, type ClusterChange, type PolicyConfig } from "@lockstep/lease-policy";
 import { budgetStatus, BudgetStatusWriter } from "./coordinator/budget-status.js";
 import { Coordinator, type EventSink, type NodeHold } from "./coordinator/coordinator.js";
 import { leaseService } from "./api/lease-service.js";
@@ -29,8 +29,8 @@ const PROJECTIONS = { node: leaseNodeOf } satisfies StateProjections;
 /** What a StateStale refusal suggests as retry_after_seconds. */
 const STALE_RETRY_AFTER_SECONDS = 5;
 
-/** How long lease changes are gathered before budget statuses are evaluated again. */
-const LEASE_STATUS_DELAY_MS = 500;
+/** How long lease and node changes are gathered before budget statuses are evaluated again. */
+const STATUS_DELAY_MS = 500;
 
 export interface LeaseCoordinatorOptions {
   /** client-node's KubeConfig also fits (tests pass theirs). */
@@ -115,12 +115,11 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       outbox = new EventOutbox({ logger, publish: (e) => publisher.publish(Events[e.kind] as never, e.message as never, { id: e.id }) });
       const events: EventSink = outbox;
       const idx = new LeaseIndex(policy, clock);
-      // Every decision reads nodes, pools and budgets; they are copied out of the cache and
-      // indexed (node by name, pool and budget members) once per change, not once per decision.
-      let snapshot: ClusterIndex | undefined;
-      const clusterView = {
-        cluster: () => (snapshot ??= indexCluster(cache.list("node"), cache.list("pool"), cache.list("disruptionBudget"))),
-      };
+      // Every decision reads nodes, pools and budgets indexed (node by name, pool and budget
+      // members); the index follows the cache change by change (fed below, from the initial load
+      // on), so a node change costs in proportion to the pools and budgets, not to the nodes.
+      const tracker = new ClusterTracker();
+      const clusterView = { cluster: () => tracker };
       const c = new Coordinator({
         policy,
         index: idx,
@@ -163,10 +162,11 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       const allBudgets = () => {
         for (const b of cache.list("disruptionBudget")) queue.add(b.name);
       };
-      // A burst of grants changes leases hundreds of times a second; each status evaluation reads
-      // every lease and every member, so lease changes are folded into one evaluation per delay.
-      const budgetsSoon = () => {
-        for (const b of cache.list("disruptionBudget")) queue.addAfter(b.name, LEASE_STATUS_DELAY_MS);
+      // A burst of grants changes leases hundreds of times a second, a rollout nodes a hundred times;
+      // each status evaluation reads every lease and reads and maybe writes the object, so changes
+      // are folded into one evaluation per budget per delay.
+      const budgetsSoon = (names: Iterable<string> = cache.list("disruptionBudget").map((b) => b.name)) => {
+        for (const b of names) queue.addAfter(b, STATUS_DELAY_MS);
       };
       cache.onChange((ch) => {
         if (ch.parsed.kind === "meta") return;
@@ -181,9 +181,10 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
           adapters?.leaseChanged(ch.op === "put" ? (ch.value as LeaseState).holderIdentity : undefined);
           return;
         }
-        snapshot = undefined;
+        const touched = tracker.apply({ kind: ch.parsed.kind, name: ch.parsed.name, value: ch.op === "put" ? ch.value : undefined } as ClusterChange);
         c.notify();
-        if (index) allBudgets();
+        // Only the budgets whose members or members' availability changed are evaluated again.
+        if (index) budgetsSoon(touched);
       });
       serving = { coordinator: c, index: idx, events, allBudgets };
     },

@@ -52,6 +52,8 @@ export interface WorldOptions {
   clientCredentials?: grpc.ChannelCredentials;
   /** The replicas' lease adapters (off by default). */
   adapters?: LeaseCoordinatorOptions["adapters"];
+  /** Budget statuses evaluated again without changes; default 1 s. */
+  budgetResyncMs?: number;
 }
 
 export interface World {
@@ -129,7 +131,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       logger: silentLogger(),
       sweepIntervalMs: 200,
       stateMaxAgeMs: o.stateMaxAgeMs,
-      budgetResyncMs: 1_000,
+      budgetResyncMs: o.budgetResyncMs ?? 1_000,
       onStarted: (coordinator, index) => (started = { coordinator, index }),
       adapters: o.adapters,
     });

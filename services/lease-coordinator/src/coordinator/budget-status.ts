@@ -28,8 +28,10 @@ export function budgetStatus(
   cluster: ClusterIndex = indexCluster(nodes, pools, [budget]),
 ): BudgetStatus {
   const ev = evaluateBudget(budget, nodes, pools, now, policy, cluster);
-  const unavailable = cluster.disruptedWithoutLease;
-  const disrupted = ev.members.filter((m) => heldNodes.has(m) || unavailable.has(m)).sort();
+  // Found from the disrupted side (held or unavailable nodes, few), not by walking every member.
+  const membership = cluster.budgetMembers(budget);
+  const members = ev.members === membership.members ? membership.set : new Set(ev.members);
+  const disrupted = [...new Set([...heldNodes, ...cluster.disruptedWithoutLease])].filter((m) => members.has(m)).sort();
   const status: BudgetStatus = {
     observedGeneration: Number(budget.generation) || 0,
     valid: ev.valid,
