@@ -68,3 +68,13 @@ export const FULL_CLUSTER_VERSION = ClusterVersionState.fromPartial({
   channel: "stable-4.16",
   clusterId: "c",
 });
+
+/** Each pool's rendered MachineConfigs of a rollout: `rendered-<pool>-old` at `from`, `-new` at `to`. */
+export function renderedConfigs(pools: readonly string[], from: string, to: string): Map<string, MachineConfigState> {
+  const mcs = new Map<string, MachineConfigState>();
+  for (const p of pools) {
+    mcs.set(`rendered-${p}-old`, MachineConfigState.fromPartial({ name: `rendered-${p}-old`, releaseImageVersion: from }));
+    mcs.set(`rendered-${p}-new`, MachineConfigState.fromPartial({ name: `rendered-${p}-new`, releaseImageVersion: to }));
+  }
+  return mcs;
+}

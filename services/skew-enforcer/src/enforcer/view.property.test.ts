@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { applyClusterStep, clusterSteps, loadWorld, type ClusterModel, type ClusterSink, type ClusterWorld, type Vocabulary } from "@lockstep/testing";
 import { describe, expect, it } from "vitest";
 import { evaluateSkew, NodeTally, skewReportChanged, toSkewReport, type SkewEvaluation } from "@lockstep/skew-rules";
-import { FULL_CLUSTER_VERSION, FULL_MACHINE_CONFIG, FULL_NODE, FULL_POOL } from "@lockstep/contracts/fixtures";
+import { FULL_CLUSTER_VERSION, FULL_MACHINE_CONFIG, FULL_NODE, FULL_POOL, renderedConfigs } from "@lockstep/contracts/fixtures";
 import { cond, infrastructure, settings } from "@lockstep/skew-rules/fixtures";
 import { SKEW_PROJECTIONS, skewInputs, type SkewStateOf, type StateReader } from "./view.js";
 
@@ -92,11 +92,7 @@ function world(): World {
   for (let i = 0; i < 2; i++) nodes.set(`master-${i}`, node(`master-${i}`, "master", i));
   for (let i = 0; i < 5; i++) nodes.set(`worker-${i}`, node(`worker-${i}`, "worker", i));
   for (let i = 0; i < 2; i++) nodes.set(`infra-${i}`, node(`infra-${i}`, "infra", i + 2));
-  const mcs = new Map<string, MachineConfigState>();
-  for (const p of POOLS) {
-    mcs.set(`rendered-${p}-old`, MachineConfigState.fromPartial({ name: `rendered-${p}-old`, releaseImageVersion: "4.15.3" }));
-    mcs.set(`rendered-${p}-new`, MachineConfigState.fromPartial({ name: `rendered-${p}-new`, releaseImageVersion: "4.16.1" }));
-  }
+  const mcs = renderedConfigs(POOLS, "4.15.3", "4.16.1");
   const cv = ClusterVersionState.fromPartial({
     name: "version",
     desired: { version: "4.16.1", image: "img-b" },

@@ -5,7 +5,7 @@
 // projection or re-evaluation key leaves out shows up here as a difference.
 import { isDeepStrictEqual } from "node:util";
 import { ClusterOperatorState, ClusterVersionState, MachineConfigState, NodeState, PoolState } from "@lockstep/contracts";
-import { FULL_CLUSTER_VERSION, FULL_MACHINE_CONFIG, FULL_NODE, FULL_POOL } from "@lockstep/contracts/fixtures";
+import { FULL_CLUSTER_VERSION, FULL_MACHINE_CONFIG, FULL_NODE, FULL_POOL, renderedConfigs } from "@lockstep/contracts/fixtures";
 import { evaluate, inputsFromState, type NodeRecord, parseTime, render } from "@lockstep/insights";
 import fc from "fast-check";
 import { applyClusterStep, clusterSteps, loadWorld, type ClusterModel, type ClusterSink, type ClusterWorld, type Vocabulary } from "@lockstep/testing";
@@ -109,11 +109,7 @@ function world(migration: boolean): World {
   for (let i = 0; i < 2; i++) nodes.set(`master-${i}`, node(`master-${i}`, "master", i * 4));
   for (let i = 0; i < 10; i++) nodes.set(`worker-${i}`, node(`worker-${i}`, "worker", i));
   for (let i = 0; i < 3; i++) nodes.set(`infra-${i}`, node(`infra-${i}`, "infra", i + 5));
-  const mcs = new Map<string, MachineConfigState>();
-  for (const p of POOLS) {
-    mcs.set(`rendered-${p}-old`, MachineConfigState.fromPartial({ name: `rendered-${p}-old`, releaseImageVersion: "4.15.3" }));
-    mcs.set(`rendered-${p}-new`, MachineConfigState.fromPartial({ name: `rendered-${p}-new`, releaseImageVersion: "4.16.1" }));
-  }
+  const mcs = renderedConfigs(POOLS, "4.15.3", "4.16.1");
   const cv = ClusterVersionState.fromPartial({
     name: "version",
     desired: { version: "4.16.1", image: "img-b" },
