@@ -9,7 +9,7 @@ export { releaseImage, renderedName, rhcosRelease, kubeVersion, sameMinor } from
 export { startSimulation, FAILURE_KINDS, type Simulation, type SimulationOptions, type FailureKind } from "./simulation.js";
 export { noopLeaser, LocalLeaser, type NodeLeaser, type DisruptionKind, type PreemptionHandler } from "./leaser.js";
 export { DEFAULT_TIMING, mergeTiming, type Timing, type Stage } from "./timing.js";
-export { snapshotOf, writeSnapshot, listDocument, SNAPSHOT_PARTS, type ClusterSnapshot } from "./snapshot.js";
+export { snapshotOf, writeSnapshot, listDocument, snapshotDocuments, SNAPSHOT_PARTS, type ClusterSnapshot } from "./snapshot.js";
 export { cvoStep, aggregateUpgradeable, preconditionMessage, upgradeableBlockers } from "./actors/cvo.js";
 export { computePoolStatus, planPool, poolCounters, assignPools, unavailable } from "./actors/pool-status.js";
 export { daemonStage, daemonStageTiming, drainStage, drainTimeoutReason } from "./actors/daemon.js";
