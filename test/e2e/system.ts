@@ -4,22 +4,16 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeBus, connectBus } from "@lockstep/bus";
-import { parseClusterSpec } from "@lockstep/cluster-sim";
+import { onDemoRelease } from "@lockstep/cluster-sim";
 import { Clients, EventLog, startEnvironment, type Environment } from "@lockstep/demo";
 import { waitFor } from "@lockstep/testing";
 
 // The NATS client is @lockstep/bus's dependency, not this package's: its type comes through the bus.
 type NatsConnection = Awaited<ReturnType<typeof connectBus>>;
 
-export const SMALL_SPEC = parseClusterSpec({
+export const SMALL_SPEC = onDemoRelease({
   name: "e2e",
-  platform: "aws",
-  region: "us-east-2",
-  version: "4.15.12",
-  history: ["4.14.20"],
-  masters: 3,
   pools: [{ name: "worker", size: 4, maxUnavailable: 2 }],
-  bootImageVersion: "4.15.12",
 });
 
 export interface TestSystem {

@@ -1,7 +1,7 @@
 // @lockstep/cluster-sim: an OpenShift-like cluster generator and update simulator that drives any
 // Kubernetes API server (kube-sim by default) over plain JSON HTTP (@lockstep/kube: lists, watches, writes).
 export { parseClusterSpec, maxUnavailableCount, SpecError, PLATFORMS, type ClusterSpec, type PoolSpec, type WorkloadSpec, type Platform } from "./spec.js";
-export { DEMO_SPEC } from "./demo-spec.js";
+export { DEMO_SPEC, onDemoRelease } from "./demo-spec.js";
 export { generateCluster, poolRolesOf, type GeneratedCluster } from "./generate/cluster.js";
 export { coreosStream, bootImagesConfigMap, amiId } from "./generate/bootimages.js";
 export { OPERATORS } from "./generate/operators.js";
