@@ -26,7 +26,8 @@ const MCO_NAMESPACE = "openshift-machine-config-operator";
 export const LEASE_NAMESPACE = "lockstep-leases";
 export const CURRENT = "4.15.12";
 export const TARGET = "4.15.14";
-export const ADMIN = "admin@example.com";
+/** The demo story's admin: the holder of the maintenance lease. */
+export { ADMIN } from "@lockstep/demo";
 export const TOTAL = 7;
 
 export const SPEC = parseClusterSpec({
