@@ -19,21 +19,6 @@ export function createMetricsRegistry(options: MetricsOptions = {}): Registry {
   return registry;
 }
 
-/** The part of a `@lockstep/reconcile` WorkQueue that {@link observeWorkQueue} reads. */
-export interface ObservableQueue {
-  readonly name: string;
-  readonly metrics: {
-    adds: number;
-    processed: number;
-    retries: number;
-    terminal: number;
-    parked: number;
-    depth: number;
-    inFlight: number;
-    delayed: number;
-  };
-}
-
 const COUNTERS = [
   ["adds", "lockstep_workqueue_adds_total", "Keys added to the work queue (coalesced adds included)."],
   ["processed", "lockstep_workqueue_processed_total", "Reconciles finished, any outcome."],
@@ -46,6 +31,12 @@ const GAUGES = [
   ["inFlight", "lockstep_workqueue_in_flight", "Keys being processed."],
   ["delayed", "lockstep_workqueue_delayed", "Keys waiting on a timer (requeue-after, backoff)."],
 ] as const;
+
+/** The part of a `@lockstep/reconcile` WorkQueue that {@link observeWorkQueue} reads: the fields above. */
+export interface ObservableQueue {
+  readonly name: string;
+  readonly metrics: Record<(typeof COUNTERS)[number][0] | (typeof GAUGES)[number][0], number>;
+}
 
 const observed = new WeakMap<Registry, Set<ObservableQueue>>();
 
