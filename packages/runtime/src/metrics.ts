@@ -50,30 +50,24 @@ export function observeWorkQueue(registry: Registry, queue: ObservableQueue): vo
     const all = new Set<ObservableQueue>();
     queues = all;
     observed.set(registry, all);
-    for (const [field, name, help] of COUNTERS) {
+    // One series per queue, rebuilt from the queues' numbers at each scrape.
+    const perQueue = (name: string, help: string) => ({ name, help, labelNames: ["queue"], registers: [registry] });
+    for (const [field, name, help] of COUNTERS)
       new Counter({
-        name,
-        help,
-        labelNames: ["queue"],
-        registers: [registry],
+        ...perQueue(name, help),
         collect() {
           this.reset();
           for (const q of all) this.inc({ queue: q.name }, q.metrics[field]);
         },
       });
-    }
-    for (const [field, name, help] of GAUGES) {
+    for (const [field, name, help] of GAUGES)
       new Gauge({
-        name,
-        help,
-        labelNames: ["queue"],
-        registers: [registry],
+        ...perQueue(name, help),
         collect() {
           this.reset();
           for (const q of all) this.set({ queue: q.name }, q.metrics[field]);
         },
       });
-    }
   }
   queues.add(queue);
 }
