@@ -2,8 +2,11 @@
 // (test/architecture/layers.test.ts) and by hand with `npx depcruise packages services`.
 /** Packages that must stay pure: no network, file, process or client library. */
 const PURE = ["versions", "disruption", "insights", "lease-policy", "normalize", "skew-rules"];
-/** Tests may start other services as real parts (the watcher fills the state plane from kube-sim). */
-const TESTS = ["\\.test\\.ts$", "/test/"];
+/**
+ * Tests may start other services as real parts (the watcher fills the state plane from kube-sim);
+ * a service's test-harness.ts is the set-up its integration tests share.
+ */
+const TESTS = ["\\.test\\.ts$", "/test/", "/src/test-harness\\.ts$"];
 const IO_MODULES = [
   "^(node:)?(fs|fs/promises|net|tls|http|https|http2|dgram|child_process|cluster|worker_threads|readline)$",
   "^@nats-io/",

@@ -5,20 +5,14 @@
 // within seconds of the watcher's return grants resume and the budget counts the NotReady node.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { parseClusterSpec } from "@lockstep/cluster-sim";
+import { onDemoRelease } from "@lockstep/cluster-sim";
 import { OperationType, type AcquireResponse } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
 import { startTestSystem, until, type TestSystem } from "./system.js";
 
-const SPEC = parseClusterSpec({
+const SPEC = onDemoRelease({
   name: "fresh",
-  platform: "aws",
-  region: "us-east-2",
-  version: "4.15.12",
-  history: ["4.14.20"],
-  masters: 3,
   pools: [{ name: "worker", size: 5, maxUnavailable: 3 }],
-  bootImageVersion: "4.15.12",
 });
 // Short, so the test is quick: stale 3 s after the watcher's last heartbeat (every 500 ms).
 const SERVICE_ENV = { "*": { STATE_MAX_AGE: "3s", HEARTBEAT_INTERVAL: "500ms" } };

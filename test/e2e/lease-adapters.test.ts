@@ -5,21 +5,15 @@
 // lease (seen through gRPC List and the Lease object), another holder's conflicting Acquire is
 // refused, and once the object goes the lease is released. medik8s' CRDs are installed after the
 // services started, as when the operator is installed later.
-import { parseClusterSpec } from "@lockstep/cluster-sim";
+import { onDemoRelease } from "@lockstep/cluster-sim";
 import { OperationType, type NodeLease } from "@lockstep/contracts";
 import { medik8sCrdManifests } from "@lockstep/kube-sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { heldNodeLeases, startTestSystem, until, type TestSystem } from "./system.js";
 
-const SPEC = parseClusterSpec({
+const SPEC = onDemoRelease({
   name: "adapters",
-  platform: "aws",
-  region: "us-east-2",
-  version: "4.15.12",
-  history: ["4.14.20"],
-  masters: 3,
   pools: [{ name: "worker", size: 3, maxUnavailable: 1 }],
-  bootImageVersion: "4.15.12",
 });
 const { UPDATE, MAINTENANCE, FENCE, REBOOT, DEPROVISION, UNSPECIFIED } = {
   UPDATE: OperationType.OPERATION_TYPE_UPDATE,

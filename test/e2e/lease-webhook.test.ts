@@ -3,21 +3,15 @@
 // write as kube-apiserver does, and a maintenance lease then holds the node against the MCO starting
 // an update and against a drain, naming the holder; once released, the node is free again.
 import { request } from "node:https";
-import { parseClusterSpec } from "@lockstep/cluster-sim";
+import { onDemoRelease } from "@lockstep/cluster-sim";
 import { OperationType } from "@lockstep/contracts";
 import { createTestPki, freePort, hasOpenssl, type TestPki } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSystem, until, type TestSystem } from "./system.js";
 
-const SPEC = parseClusterSpec({
+const SPEC = onDemoRelease({
   name: "webhook",
-  platform: "aws",
-  region: "us-east-2",
-  version: "4.15.12",
-  history: ["4.14.20"],
-  masters: 3,
   pools: [{ name: "worker", size: 2, maxUnavailable: 1 }],
-  bootImageVersion: "4.15.12",
 });
 const DESIRED = "machineconfiguration.openshift.io/desiredConfig";
 const DELETE_MACHINE = "machine.openshift.io/delete-machine";

@@ -2,22 +2,16 @@
 // skew-enforcer set Upgradeable=False on ClusterOperator lockstep, and the cluster-version operator
 // (cluster-sim's) then refuses a minor update while z-stream updates still pass; unpausing lets the
 // pool finish, update.completed arrives and the minor update is accepted.
-import { parseClusterSpec } from "@lockstep/cluster-sim";
+import { onDemoRelease } from "@lockstep/cluster-sim";
 import { describe, expect, it } from "vitest";
 import { describeCluster, nodeRecords, startTestSystem, until } from "./system.js";
 
-const SPEC = parseClusterSpec({
+const SPEC = onDemoRelease({
   name: "skew",
-  platform: "aws",
-  region: "us-east-2",
-  version: "4.15.12",
-  history: ["4.14.20"],
-  masters: 3,
   pools: [
     { name: "worker", size: 2, maxUnavailable: 2 },
     { name: "infra", size: 2, paused: true, nodeSelector: { "node-role.kubernetes.io/infra": "" } },
   ],
-  bootImageVersion: "4.15.12",
   // No PodDisruptionBudget-guarded app: this is about pool lag, not drains (the demo and the lease
   // tests drain against PDBs). Under a heavily loaded CI run, the default app's PDB once held one
   // worker's drain past its timeout while the other worker stayed Working for minutes.

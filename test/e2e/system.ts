@@ -4,21 +4,16 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeBus, connectBus } from "@lockstep/bus";
-import { parseClusterSpec } from "@lockstep/cluster-sim";
+import { onDemoRelease } from "@lockstep/cluster-sim";
 import { Clients, EventLog, startEnvironment, type Environment } from "@lockstep/demo";
+import { waitFor } from "@lockstep/testing";
 
 // The NATS client is @lockstep/bus's dependency, not this package's: its type comes through the bus.
 type NatsConnection = Awaited<ReturnType<typeof connectBus>>;
 
-export const SMALL_SPEC = parseClusterSpec({
+export const SMALL_SPEC = onDemoRelease({
   name: "e2e",
-  platform: "aws",
-  region: "us-east-2",
-  version: "4.15.12",
-  history: ["4.14.20"],
-  masters: 3,
   pools: [{ name: "worker", size: 4, maxUnavailable: 2 }],
-  bootImageVersion: "4.15.12",
 });
 
 export interface TestSystem {
@@ -54,19 +49,9 @@ export async function startTestSystem(
   };
 }
 
-export async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 240_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+/** Polls `check` every 500 ms until it is truthy (the whole system moves in seconds, not milliseconds). */
+export function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 240_000): Promise<T> {
+  return waitFor(check, { what, timeoutMs, intervalMs: 500 }) as Promise<T>;
 }
 
 /** Node records (assessment/phase) as the aggregator serves them. */

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MCO_CONTROLLER_SA, serviceAccountUser } from "@lockstep/cluster-sim";
-import { OperationType } from "@lockstep/contracts";
+import { maintenanceLease } from "@lockstep/demo";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, kubectl, startOracleSystem, TARGET, TOTAL, until, type OracleSystem } from "./harness.js";
 
@@ -28,15 +28,8 @@ describe.skipIf(kubectl.skip)("the lease webhook in kube-apiserver (the oracle),
   it("keeps the MCO off the node under maintenance until the lease is released", async () => {
     await until(`${TOTAL} nodes in the status`, async () => (await t.records()).length === TOTAL, 120_000, t.explain);
     const node = t.sim.poolMembers().get("worker")![0]!.metadata.name;
-    const held = await t.clients.call(t.clients.lease, t.clients.lease.acquire, {
-      node,
-      operation: OperationType.OPERATION_TYPE_MAINTENANCE,
-      holder: ADMIN,
-      reason: "replacing a failed disk",
-      durationSeconds: 3600,
-      waitSeconds: 0,
-      force: false,
-    });
+    // The demo story's lease, taken the same way.
+    const held = await t.clients.call(t.clients.lease, t.clients.lease.acquire, maintenanceLease(node));
     expect(held.granted).toBe(true);
 
     const before = await t.http.request<any>("GET", `/api/v1/nodes/${node}`);

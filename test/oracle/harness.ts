@@ -15,6 +15,7 @@ import { ApiDiscovery, KubeHttp, Resources } from "@lockstep/kube";
 import { loadKubeConfig } from "@lockstep/kube/client-node";
 import { freePort, SERVICE_NAMES, startNatsServer, startSystem, type NatsServer, type RunningSystem, type ServiceName } from "@lockstep/launcher";
 import { CoordinatorNodeLeaser } from "@lockstep/lease-client";
+import { waitFor } from "@lockstep/testing";
 import { startOracle, type Oracle } from "../../scripts/oracle/oracle.mjs";
 import { toolOrSkip } from "../../scripts/tools.mjs";
 import { startDisruptionController } from "./disruption.js";
@@ -25,7 +26,8 @@ const MCO_NAMESPACE = "openshift-machine-config-operator";
 export const LEASE_NAMESPACE = "lockstep-leases";
 export const CURRENT = "4.15.12";
 export const TARGET = "4.15.14";
-export const ADMIN = "admin@example.com";
+/** The demo story's admin: the holder of the maintenance lease. */
+export { ADMIN } from "@lockstep/demo";
 export const TOTAL = 7;
 
 export const SPEC = parseClusterSpec({
@@ -43,22 +45,9 @@ export const SPEC = parseClusterSpec({
 
 export const kubectl = toolOrSkip("kubectl");
 
-export async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, explain?: () => Promise<string> | string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      const more = explain ? `\n${await Promise.resolve(explain()).catch((e) => String(e))}` : "";
-      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}${more}`);
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
+/** Polls `check` every 500 ms until it is truthy; on a timeout the error adds what `explain` says. */
+export function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, explain?: () => Promise<string> | string): Promise<T> {
+  return waitFor(check, { what, timeoutMs, intervalMs: 500, explain }) as Promise<T>;
 }
 
 export interface OracleSystem {

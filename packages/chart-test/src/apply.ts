@@ -3,7 +3,7 @@
 // stored resourceVersion. Every request goes over HTTP through client-node's KubernetesObjectApi.
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
 import { isNotFound, statusCode } from "@lockstep/kube";
-import type { KubeSim, ResourceType } from "@lockstep/kube-sim";
+import { resourceType, type KubeSim, type ResourceType } from "@lockstep/kube-sim";
 import type { Manifest } from "./chart.js";
 
 /**
@@ -21,23 +21,8 @@ export function registerMissingKinds(sim: KubeSim): string[] {
   const added: string[] = [];
   for (const t of MISSING) {
     if (sim.store.registry.get(t.group, t.plural)) continue;
-    const type: ResourceType = {
-      versions: ["v1"],
-      listKind: `${t.kind}List`,
-      shortNames: [],
-      categories: [],
-      verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
-      subresources: [],
-      statusSubresource: false,
-      generation: t.kind === "Deployment",
-      unconditionalUpdate: true,
-      createOnUpdate: false,
-      custom: false,
-      returnDeletedObject: false,
-      nameRule: "subdomain",
-      fields: {},
-      ...t,
-    };
+    // Schemaless, kube-sim's defaults otherwise.
+    const type = resourceType(t);
     sim.store.registry.add(type);
     sim.store.state(type);
     added.push(t.group ? `${t.plural}.${t.group}` : t.plural);

@@ -2,11 +2,11 @@
 // fieldValidation=Strict (kube-sim publishes OpenAPI v3), so an undeclared field in any built-in or
 // Lockstep object of the chart is refused by the server — helm install itself asks for no field
 // validation.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { kubeconfigYaml, startKubeSim, type KubeSim } from "@lockstep/kube-sim";
+import { kubectlRunner } from "@lockstep/testing";
 import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolOrSkip } from "../../../scripts/tools.mjs";
@@ -37,20 +37,7 @@ describe(`kubectl apply (validation on) of what helm ${helmVersion()} renders, a
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  // Asynchronous: kube-sim runs in this process.
-  const kubectl = (...args: string[]): Promise<{ code: number; out: string; err: string }> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(kubectlBin, ["--kubeconfig", join(dir, "kubeconfig"), ...args], {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, KUBECACHEDIR: join(dir, "cache") },
-      });
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code: code ?? -1, out, err }));
-    });
+  const kubectl = kubectlRunner(() => kubectlBin, () => join(dir, "kubeconfig"), () => ({ ...process.env, KUBECACHEDIR: join(dir, "cache") }));
 
   /** The manifests as `helm install` would send them: the release namespace on namespaced objects. */
   const asInstalled = (ms: Manifest[], namespace: string) =>

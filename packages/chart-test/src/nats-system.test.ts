@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseClusterSpec } from "@lockstep/cluster-sim";
+import { onDemoRelease } from "@lockstep/cluster-sim";
 import { Clients, startEnvironment, type Environment } from "@lockstep/demo";
 import { SERVICE_NAMES, type ServiceName } from "@lockstep/launcher";
 import { waitFor } from "@lockstep/testing";
@@ -15,15 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chartDir } from "./paths.js";
 import { renderChart } from "./chart.js";
 
-const SPEC = parseClusterSpec({
+const SPEC = onDemoRelease({
   name: "nats-auth",
-  platform: "aws",
-  region: "us-east-2",
-  version: "4.15.12",
-  history: ["4.14.20"],
-  masters: 3,
   pools: [{ name: "worker", size: 3, maxUnavailable: 1 }],
-  bootImageVersion: "4.15.12",
 });
 const TARGET = "4.15.14";
 const NODES = SPEC.masters + 3;

@@ -20,7 +20,8 @@ function sources(service: string): Record<string, string> {
       const p = join(dir, f);
       return statSync(p).isDirectory() ? walk(p) : [p];
     });
-  const files = walk(root).filter((p) => p.endsWith(".ts") && !p.endsWith(".test.ts") && !p.endsWith(".d.ts"));
+  // test-harness.ts: the service's shared integration-test set-up, not run-time code.
+  const files = walk(root).filter((p) => p.endsWith(".ts") && !p.endsWith(".test.ts") && !p.endsWith(".d.ts") && p !== join(root, "test-harness.ts"));
   return Object.fromEntries(files.map((p) => [`services/${service}/src/${relative(root, p)}`, readFileSync(p, "utf8")]));
 }
 

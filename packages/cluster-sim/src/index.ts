@@ -1,7 +1,7 @@
 // @lockstep/cluster-sim: an OpenShift-like cluster generator and update simulator that drives any
 // Kubernetes API server (kube-sim by default) over plain JSON HTTP (@lockstep/kube: lists, watches, writes).
 export { parseClusterSpec, maxUnavailableCount, SpecError, PLATFORMS, type ClusterSpec, type PoolSpec, type WorkloadSpec, type Platform } from "./spec.js";
-export { DEMO_SPEC } from "./demo-spec.js";
+export { DEMO_SPEC, onDemoRelease } from "./demo-spec.js";
 export { generateCluster, poolRolesOf, type GeneratedCluster } from "./generate/cluster.js";
 export { coreosStream, bootImagesConfigMap, amiId } from "./generate/bootimages.js";
 export { OPERATORS } from "./generate/operators.js";
@@ -9,7 +9,7 @@ export { releaseImage, renderedName, rhcosRelease, kubeVersion, sameMinor } from
 export { startSimulation, FAILURE_KINDS, type Simulation, type SimulationOptions, type FailureKind } from "./simulation.js";
 export { noopLeaser, LocalLeaser, type NodeLeaser, type DisruptionKind, type PreemptionHandler } from "./leaser.js";
 export { DEFAULT_TIMING, mergeTiming, type Timing, type Stage } from "./timing.js";
-export { snapshotOf, writeSnapshot, listDocument, SNAPSHOT_PARTS, type ClusterSnapshot } from "./snapshot.js";
+export { snapshotOf, writeSnapshot, listDocument, snapshotDocuments, SNAPSHOT_PARTS, type ClusterSnapshot } from "./snapshot.js";
 export { cvoStep, aggregateUpgradeable, preconditionMessage, upgradeableBlockers } from "./actors/cvo.js";
 export { computePoolStatus, planPool, poolCounters, assignPools, unavailable } from "./actors/pool-status.js";
 export { daemonStage, daemonStageTiming, drainStage, drainTimeoutReason } from "./actors/daemon.js";

@@ -8,7 +8,7 @@ import { expect, it } from "vitest";
 import { renderedName } from "./release.js";
 import { parseClusterSpec } from "./spec.js";
 import { startSimulation } from "./simulation.js";
-import { listDocument, type ClusterSnapshot } from "./snapshot.js";
+import { snapshotDocuments, type ClusterSnapshot } from "./snapshot.js";
 
 const STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
@@ -21,13 +21,7 @@ function stamps(v: unknown, path: string, out: Array<[string, string]>): void {
 }
 
 function evaluateAt(snap: ClusterSnapshot, nowMs: number): Evaluation {
-  const inputs = inputsFromDocuments({
-    clusterVersion: listDocument(snap.cv),
-    clusterOperators: listDocument(snap.co),
-    machineConfigPools: listDocument(snap.mcp),
-    machineConfigs: listDocument(snap.mc),
-    nodes: listDocument(snap.node),
-  });
+  const inputs = inputsFromDocuments(snapshotDocuments(snap));
   const now = BigInt(nowMs) * 1_000_000n;
   return evaluate(inputs, { now, wallClock: now });
 }

@@ -10,17 +10,11 @@ import { parse } from "yaml";
 import { expect, it } from "vitest";
 import { parseClusterSpec } from "./spec.js";
 import { startSimulation } from "./simulation.js";
-import { listDocument, writeSnapshot, type ClusterSnapshot } from "./snapshot.js";
+import { snapshotDocuments, writeSnapshot, type ClusterSnapshot } from "./snapshot.js";
 import { DEFAULT_TIMING, mergeTiming } from "./timing.js";
 
 function phasesOf(snap: ClusterSnapshot): { phases: Set<string>; assessments: Set<string> } {
-  const inputs = inputsFromDocuments({
-    clusterVersion: listDocument(snap.cv),
-    clusterOperators: listDocument(snap.co),
-    machineConfigPools: listDocument(snap.mcp),
-    machineConfigs: listDocument(snap.mc),
-    nodes: listDocument(snap.node),
-  });
+  const inputs = inputsFromDocuments(snapshotDocuments(snap));
   const now = BigInt(Date.now()) * 1_000_000n;
   const ev = evaluate(inputs, { now, wallClock: now });
   const nodes = [...(ev.masterPool?.nodes ?? []), ...ev.workerPools.flatMap((p) => p.nodes)];

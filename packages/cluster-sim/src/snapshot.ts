@@ -35,6 +35,17 @@ export function listDocument(items: KubeObject[]): Record<string, unknown> {
   return { apiVersion: "v1", items, kind: "List", metadata: { resourceVersion: "" } };
 }
 
+/** The snapshot as the list documents `oc adm upgrade status` reads (@lockstep/insights' inputsFromDocuments). */
+export function snapshotDocuments(snap: ClusterSnapshot): { clusterVersion: unknown; clusterOperators: unknown; machineConfigPools: unknown; machineConfigs: unknown; nodes: unknown } {
+  return {
+    clusterVersion: listDocument(snap.cv),
+    clusterOperators: listDocument(snap.co),
+    machineConfigPools: listDocument(snap.mcp),
+    machineConfigs: listDocument(snap.mc),
+    nodes: listDocument(snap.node),
+  };
+}
+
 /** Writes `<dir>/<case>-{cv,co,mc,mcp,node}.yaml`; returns the paths. */
 export async function writeSnapshot(dir: string, caseName: string, snap: ClusterSnapshot): Promise<string[]> {
   await mkdir(dir, { recursive: true });

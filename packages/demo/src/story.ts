@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MCO_CONTROLLER_SA, planPool, serviceAccountUser, type KubeObject } from "@lockstep/cluster-sim";
-import { OperationType, type UpdateStatus } from "@lockstep/contracts";
+import { OperationType, type AcquireRequest, type UpdateStatus } from "@lockstep/contracts";
 import type { Clients } from "./clients.js";
 import type { Environment } from "./environment.js";
 import type { EventLog } from "./events.js";
@@ -124,6 +124,11 @@ export function nodeMessageLine(node: string, messageCell: string): string {
 
 /** The maintenance lease's holder: every refusal must name it. */
 export const ADMIN = "admin@example.com";
+
+/** The admin's Maintenance lease on `node`: an hour, no waiting, no preemption. */
+export function maintenanceLease(node: string): AcquireRequest {
+  return { node, operation: OperationType.OPERATION_TYPE_MAINTENANCE, holder: ADMIN, reason: "replacing a failed disk", durationSeconds: 3600, waitSeconds: 0, force: false };
+}
 const MCC_USER = serviceAccountUser(MCO_CONTROLLER_SA);
 
 /** kubectl: $KUBECTL_BIN, the repository's .tools/kubectl, else the first on PATH; undefined if none. */
@@ -187,15 +192,7 @@ export const STEPS: Step[] = [
   {
     name: "admin takes a maintenance lease on a worker",
     async run(c, s) {
-      const res = await c.clients.call(c.clients.lease, c.clients.lease.acquire, {
-        node: s.maintenanceNode,
-        operation: OperationType.OPERATION_TYPE_MAINTENANCE,
-        holder: ADMIN,
-        reason: "replacing a failed disk",
-        durationSeconds: 3600,
-        waitSeconds: 0,
-        force: false,
-      });
+      const res = await c.clients.call(c.clients.lease, c.clients.lease.acquire, maintenanceLease(s.maintenanceNode));
       if (!res.granted) throw new StepFailed(`maintenance lease denied: ${res.deniedReason}`);
       return `${s.maintenanceNode} held by ${ADMIN} (Maintenance)`;
     },

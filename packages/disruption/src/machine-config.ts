@@ -106,6 +106,16 @@ function canonical(v: unknown): string {
   return JSON.stringify(v) ?? "null";
 }
 
+/** spec.config as stored: an Ignition object, or the same as a JSON string, parsed here. */
+export function ignitionConfig(config: unknown): unknown {
+  if (typeof config !== "string") return config;
+  try {
+    return JSON.parse(config);
+  } catch {
+    throw new MachineConfigError("spec.config is not valid JSON");
+  }
+}
+
 /**
  * Normalises a raw MachineConfig object (machineconfiguration.openshift.io/v1, Ignition v3 in
  * spec.config). Throws MachineConfigError with a clear message on input it cannot read.
@@ -115,14 +125,7 @@ export function normalizeMachineConfig(raw: unknown): NormalizedMachineConfig {
   const meta = isObj(raw["metadata"]) ? raw["metadata"] : {};
   const spec = raw["spec"] === undefined ? {} : raw["spec"];
   if (!isObj(spec)) throw new MachineConfigError("MachineConfig spec must be an object");
-  let config: unknown = spec["config"] ?? {};
-  if (typeof config === "string") {
-    try {
-      config = JSON.parse(config);
-    } catch {
-      throw new MachineConfigError("spec.config is not valid JSON");
-    }
-  }
+  const config = ignitionConfig(spec["config"] ?? {});
   if (!isObj(config)) throw new MachineConfigError("spec.config must be an object");
   const storage = isObj(config["storage"]) ? config["storage"] : {};
   const systemd = isObj(config["systemd"]) ? config["systemd"] : {};

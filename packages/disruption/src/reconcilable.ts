@@ -1,7 +1,7 @@
 // Step 0 of mco-behaviors.md §2.6: changes the MCD cannot apply in place at all (the node would go
 // Unreconcilable). Needs the raw Ignition sections, which MachineConfigState does not carry, so it
 // works on raw MachineConfig objects only. A FIPS change is left to the engine, which reboots.
-import { MachineConfigError } from "./machine-config.js";
+import { ignitionConfig, MachineConfigError } from "./machine-config.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -11,14 +11,7 @@ export const FORCE_FILE_PATH = "/run/machine-config-daemon-force";
 function ignition(raw: unknown): Obj {
   if (!isObj(raw)) throw new MachineConfigError("MachineConfig must be an object");
   const spec = isObj(raw["spec"]) ? raw["spec"] : {};
-  let config: unknown = spec["config"] ?? {};
-  if (typeof config === "string") {
-    try {
-      config = JSON.parse(config);
-    } catch {
-      throw new MachineConfigError("spec.config is not valid JSON");
-    }
-  }
+  const config = ignitionConfig(spec["config"] ?? {});
   return isObj(config) ? config : {};
 }
 

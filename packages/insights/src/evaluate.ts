@@ -11,7 +11,7 @@ import type { Evaluation, HealthInsight, NodeRecord, PoolSummary } from "./model
 import { type ClusterContext, clusterContext, evaluateNode, machineConfigVersion } from "./node-status.js";
 import { poolComplete, summarizePool } from "./pool-summary.js";
 import { SECOND, parseTime } from "./time.js";
-import type { EvaluateOptions, StatusInputs } from "./types.js";
+import type { AlertsResponse, ClusterOperator, ClusterVersion, Condition, EvaluateOptions, StatusInputs } from "./types.js";
 
 export function machineConfigVersions(inputs: StatusInputs): Map<string, string> {
   const versions = new Map<string, string>();
@@ -22,16 +22,62 @@ export function machineConfigVersions(inputs: StatusInputs): Map<string, string>
   return versions;
 }
 
+/**
+ * The ClusterVersion, the ClusterOperators and the Progressing condition an evaluation needs;
+ * throws StatusError (§3.3) when one is missing.
+ */
+export function requireClusterInputs(cv: ClusterVersion | undefined, operators: readonly ClusterOperator[]): { cv: ClusterVersion; progressing: Condition } {
+  if (!cv) throw noClusterVersion();
+  if (operators.length === 0) throw noClusterOperators();
+  const progressing = findCondition(cv.status?.conditions, "Progressing");
+  if (!progressing) throw noProgressing();
+  return { cv, progressing };
+}
+
+/** What the cluster-level part of an evaluation reads, once every pool is summarised. */
+export interface ClusterPart {
+  now: bigint;
+  cv: ClusterVersion;
+  progressing: Condition;
+  operators: readonly ClusterOperator[];
+  mcoImage: string;
+  alerts: AlertsResponse | undefined;
+  masterPool: PoolSummary | undefined;
+  workerPools: PoolSummary[];
+  /** The pools' node and paused-pool insights, in pool order; the rest are added to it. */
+  collected: HealthInsight[];
+  /** Insights of the caller's own, after the control plane's. */
+  extra?: readonly HealthInsight[];
+}
+
+/** The evaluation from its summarised pools: whether an update is under way, alerts, the control plane, health. */
+export function completeEvaluation(p: ClusterPart): Evaluation {
+  const { now, cv, progressing, masterPool, workerPools, collected } = p;
+  const history = cv.status?.history ?? [];
+  const workerOutdated = workerPools.some((pool) => !pool.empty && !poolComplete(pool));
+  const notUpdating = progressing.status !== "True" && !workerOutdated;
+
+  const updateStart = history[0] ? parseTime(history[0].startedTime) : parseTime(progressing.lastTransitionTime);
+  const updatingFor = roundDuration(now - updateStart, SECOND);
+  collected.push(...alertInsights(p.alerts, updateStart));
+
+  const controlPlane = assessControlPlane(cv, p.operators, p.mcoImage, now);
+  collected.push(...controlPlane.insights, ...(p.extra ?? []));
+
+  return {
+    now,
+    notUpdating,
+    controlPlane: controlPlane.summary,
+    masterPool,
+    workerPools,
+    health: finalizeHealth(collected, now, updatingFor),
+  };
+}
+
 /** Throws StatusError (§3.3) for unusable inputs. */
 export function evaluate(inputs: StatusInputs, options: EvaluateOptions): Evaluation {
   const { now, wallClock } = options;
-  const cv = inputs.clusterVersion;
-  if (!cv) throw noClusterVersion();
-  if (inputs.clusterOperators.length === 0) throw noClusterOperators();
-  const progressing = findCondition(cv.status?.conditions, "Progressing");
-  if (!progressing) throw noProgressing();
-
-  const history = cv.status?.history ?? [];
+  const { cv, progressing } = requireClusterInputs(inputs.clusterVersion, inputs.clusterOperators);
   const ctx: ClusterContext = clusterContext(cv, machineConfigVersions(inputs));
 
   const nodesPerPool = assignNodesToPools(inputs.pools, inputs.nodes);
@@ -52,22 +98,5 @@ export function evaluate(inputs: StatusInputs, options: EvaluateOptions): Evalua
     else workerPools.push(summary);
   }
 
-  const workerOutdated = workerPools.some((p) => !p.empty && !poolComplete(p));
-  const notUpdating = progressing.status !== "True" && !workerOutdated;
-
-  const updateStart = history[0] ? parseTime(history[0].startedTime) : parseTime(progressing.lastTransitionTime);
-  const updatingFor = roundDuration(now - updateStart, SECOND);
-  collected.push(...alertInsights(inputs.alerts, updateStart));
-
-  const controlPlane = assessControlPlane(cv, inputs.clusterOperators, inputs.mcoImage, now);
-  collected.push(...controlPlane.insights);
-
-  return {
-    now,
-    notUpdating,
-    controlPlane: controlPlane.summary,
-    masterPool,
-    workerPools,
-    health: finalizeHealth(collected, now, updatingFor),
-  };
+  return completeEvaluation({ now, cv, progressing, operators: inputs.clusterOperators, mcoImage: inputs.mcoImage, alerts: inputs.alerts, masterPool, workerPools, collected });
 }

@@ -23,7 +23,7 @@ export {
   type StateSnapshot,
 } from "./from-state.js";
 // Building blocks of evaluate(), for evaluators that recompute incrementally (the status-aggregator).
-export { machineConfigVersions } from "./evaluate.js";
+export { machineConfigVersions, requireClusterInputs, completeEvaluation, type ClusterPart } from "./evaluate.js";
 export { evaluateNode, ellipsizeNames, clusterContext, sameClusterContext, machineConfigVersion, NODE_STATUS_INPUTS, type ClusterContext, type NodeEvaluation } from "./node-status.js";
 export { whichPool, POOL_ASSIGNMENT_INPUTS } from "./assign-pools.js";
 export { summarizePool, summarizePoolLazily, summarizeCountedPool, adjustCounters, countNodes, zeroCounters, poolComplete } from "./pool-summary.js";

@@ -1,29 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { NodeAssessment, NodePhase, NodeRecord } from "./model.js";
 import { sortNodes, visibleRows } from "./node-table.js";
-import { ZERO_TIME } from "./time.js";
-
-function rec(name: string, assessment: NodeAssessment, phase: NodePhase, flags: Partial<NodeRecord> = {}): NodeRecord {
-  return {
-    name,
-    pool: "worker",
-    scopeType: "WorkerPool",
-    assessment,
-    phase,
-    version: "4.1.0",
-    estimate: "?",
-    message: "",
-    isUpdated: phase === "Updated",
-    isUpdating: assessment === "Progressing",
-    isUnavailable: assessment === "Unavailable",
-    isDegraded: assessment === "Degraded",
-    isDraining: phase === "Draining",
-    unavailableReason: "",
-    unavailableSince: ZERO_TIME,
-    degradedReason: "",
-    ...flags,
-  };
-}
+import { nodeRecord as rec } from "./node-record-fixture.js";
 
 describe("sortNodes (spec §6.1)", () => {
   it("orders by assessment rank, then phase rank, then byte-wise name", () => {

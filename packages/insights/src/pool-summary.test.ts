@@ -1,29 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { NodeAssessment, NodePhase, NodeRecord } from "./model.js";
 import { adjustCounters, countNodes, summarizeCountedPool, summarizePool, summarizePoolLazily, zeroCounters } from "./pool-summary.js";
-import { ZERO_TIME } from "./time.js";
+import { nodeRecord as rec } from "./node-record-fixture.js";
 import type { MachineConfigPool } from "./types.js";
-
-function rec(name: string, assessment: NodeAssessment, phase: NodePhase): NodeRecord {
-  return {
-    name,
-    pool: "worker",
-    scopeType: "WorkerPool",
-    assessment,
-    phase,
-    version: "4.1.0",
-    estimate: "?",
-    message: "",
-    isUpdated: phase === "Updated",
-    isUpdating: assessment === "Progressing",
-    isUnavailable: assessment === "Unavailable",
-    isDegraded: assessment === "Degraded",
-    isDraining: phase === "Draining",
-    unavailableReason: "",
-    unavailableSince: ZERO_TIME,
-    degradedReason: "",
-  };
-}
 
 const pool = { metadata: { name: "worker" }, spec: { paused: true } } as unknown as MachineConfigPool;
 const records = [rec("c", "Completed", "Updated"), rec("a", "Outdated", "Pending"), rec("b", "Progressing", "Draining"), rec("d", "Degraded", "Updating")];

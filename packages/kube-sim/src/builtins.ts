@@ -2,32 +2,15 @@
 import { badRequest, fieldInvalid, type FieldError } from "./errors.js";
 import { bindingHooks, roleHooks } from "./rbac-validation.js";
 import { ADMISSION_GROUP, validatingWebhookConfigurationHooks } from "./webhook-config.js";
-import { ALL_VERBS, type FieldGetter, type KubeObject, type ResourceType, type TypeHooks } from "./types.js";
+import { resourceType, type FieldGetter, type KubeObject, type ResourceType, type TypeHooks } from "./types.js";
 
 function str(v: unknown): string {
   if (v === undefined || v === null) return "";
   return typeof v === "string" ? v : String(v);
 }
 
-function builtin(p: Partial<ResourceType> & Pick<ResourceType, "group" | "plural" | "singular" | "kind" | "namespaced">): ResourceType {
-  return {
-    versions: ["v1"],
-    listKind: `${p.kind}List`,
-    shortNames: [],
-    categories: [],
-    verbs: ALL_VERBS,
-    subresources: [],
-    statusSubresource: false,
-    generation: false,
-    unconditionalUpdate: true,
-    createOnUpdate: false,
-    custom: false,
-    returnDeletedObject: false,
-    nameRule: "subdomain",
-    fields: {},
-    ...p,
-  };
-}
+/** A built-in type: kube-sim's defaults, then its own flags. */
+const builtin = resourceType;
 
 const podFields: Record<string, FieldGetter> = {
   "spec.nodeName": (o) => str(o.spec?.nodeName),

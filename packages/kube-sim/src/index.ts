@@ -9,7 +9,7 @@ export { crdsDir, lockstepCrdsDir, openshiftCrdsDir, medik8sCrdsDir, medik8sCrdM
 export { parseObjects, dumpList } from "./load.js";
 export { KubeError, type StatusBody } from "./errors.js";
 export { computePdbStatus } from "./disruption.js";
-export type { KubeObject, ResourceType } from "./types.js";
+export { resourceType, type KubeObject, type ResourceType } from "./types.js";
 export { bootstrapPolicy, type AuthorizationMode } from "./authz.js";
 export { ADMIN_USERNAME, API_AUDIENCES, SERVICE_ACCOUNT_ISSUER, parseTokenAuthFile, type StaticUser, type ServiceAccountClaims } from "./authn.js";
 export {

@@ -102,6 +102,30 @@ export interface TypeHooks {
 
 export const ALL_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
+/**
+ * A resource type with kube-sim's defaults under the given fields: v1, every verb, no subresources,
+ * no generation, unconditional update, DNS subdomain names, no extra field selectors.
+ */
+export function resourceType(p: Partial<ResourceType> & Pick<ResourceType, "group" | "plural" | "singular" | "kind" | "namespaced">): ResourceType {
+  return {
+    versions: ["v1"],
+    listKind: `${p.kind}List`,
+    shortNames: [],
+    categories: [],
+    verbs: ALL_VERBS,
+    subresources: [],
+    statusSubresource: false,
+    generation: false,
+    unconditionalUpdate: true,
+    createOnUpdate: false,
+    custom: false,
+    returnDeletedObject: false,
+    nameRule: "subdomain",
+    fields: {},
+    ...p,
+  };
+}
+
 export function typeKey(group: string, plural: string): string {
   return `${group}/${plural}`;
 }

@@ -257,3 +257,14 @@ export async function until(cond: () => boolean | Promise<boolean>, what: string
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** What a client-node call failed with: the status code and the Status body (parsed). */
+export async function apiError(p: Promise<unknown>): Promise<{ code: number; body: any }> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof k8s.ApiException) return { code: e.code, body: typeof e.body === "string" && e.body ? JSON.parse(e.body) : e.body };
+    throw e;
+  }
+  throw new Error("expected an ApiException");
+}

@@ -19,21 +19,6 @@ export function createMetricsRegistry(options: MetricsOptions = {}): Registry {
   return registry;
 }
 
-/** The part of a `@lockstep/reconcile` WorkQueue that {@link observeWorkQueue} reads. */
-export interface ObservableQueue {
-  readonly name: string;
-  readonly metrics: {
-    adds: number;
-    processed: number;
-    retries: number;
-    terminal: number;
-    parked: number;
-    depth: number;
-    inFlight: number;
-    delayed: number;
-  };
-}
-
 const COUNTERS = [
   ["adds", "lockstep_workqueue_adds_total", "Keys added to the work queue (coalesced adds included)."],
   ["processed", "lockstep_workqueue_processed_total", "Reconciles finished, any outcome."],
@@ -47,6 +32,12 @@ const GAUGES = [
   ["delayed", "lockstep_workqueue_delayed", "Keys waiting on a timer (requeue-after, backoff)."],
 ] as const;
 
+/** The part of a `@lockstep/reconcile` WorkQueue that {@link observeWorkQueue} reads: the fields above. */
+export interface ObservableQueue {
+  readonly name: string;
+  readonly metrics: Record<(typeof COUNTERS)[number][0] | (typeof GAUGES)[number][0], number>;
+}
+
 const observed = new WeakMap<Registry, Set<ObservableQueue>>();
 
 /**
@@ -59,30 +50,24 @@ export function observeWorkQueue(registry: Registry, queue: ObservableQueue): vo
     const all = new Set<ObservableQueue>();
     queues = all;
     observed.set(registry, all);
-    for (const [field, name, help] of COUNTERS) {
+    // One series per queue, rebuilt from the queues' numbers at each scrape.
+    const perQueue = (name: string, help: string) => ({ name, help, labelNames: ["queue"], registers: [registry] });
+    for (const [field, name, help] of COUNTERS)
       new Counter({
-        name,
-        help,
-        labelNames: ["queue"],
-        registers: [registry],
+        ...perQueue(name, help),
         collect() {
           this.reset();
           for (const q of all) this.inc({ queue: q.name }, q.metrics[field]);
         },
       });
-    }
-    for (const [field, name, help] of GAUGES) {
+    for (const [field, name, help] of GAUGES)
       new Gauge({
-        name,
-        help,
-        labelNames: ["queue"],
-        registers: [registry],
+        ...perQueue(name, help),
         collect() {
           this.reset();
           for (const q of all) this.set({ queue: q.name }, q.metrics[field]);
         },
       });
-    }
   }
   queues.add(queue);
 }

@@ -6,3 +6,4 @@ export * from "./pki.js";
 export * from "./test-stack.js";
 export * from "./field-changes.js";
 export * from "./cluster-steps.js";
+export * from "./kubectl.js";

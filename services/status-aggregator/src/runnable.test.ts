@@ -7,7 +7,6 @@ import { credentials, type ClientReadableStream } from "@grpc/grpc-js";
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from "@kubernetes/client-node";
 import { closeBus, connectBus, consumeEvents } from "@lockstep/bus";
 import {
-  DisruptionServiceService,
   Events,
   UpdateStatusServiceClient,
   type GetUpdateStatusResponse,
@@ -20,16 +19,12 @@ import {
 import { type Details, type StatusInputs, evaluate, fixtureNow, inputsFromDocuments, render, wallClockNow } from "@lockstep/insights";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
-import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
-import { ocUpgradeStatusDir, TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
-import { watcherRunnable } from "@lockstep/watcher";
+import { silentLogger, type GrpcServerHandle } from "@lockstep/runtime";
+import { ocUpgradeStatusDir, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Aggregator } from "./aggregator/aggregator.js";
-import { disruptionService } from "./api/disruption-service.js";
-import { updateStatusServiceDefinition } from "./proto/fast-encode.js";
-import { updateStatusService } from "./api/update-status-service.js";
-import { aggregatorRunnable } from "./runnable.js";
+import { serveAggregator } from "./test-harness.js";
 
 const CASE = "4.14.1-workers-started-updating-multiple-pools";
 const caseFile = (suffix: string) => join(ocUpgradeStatusDir(), `${CASE}${suffix}`);
@@ -74,18 +69,8 @@ beforeAll(async () => {
   const inputs = await listInputs();
   now = fixtureNow(inputs.clusterVersion, inputs.clusterOperators);
 
-  stack.run(watcherRunnable({ kc, bus: { servers: nats.url }, logger: silentLogger(), ...TEST_WATCHER_OPTIONS }));
   aggregator = new Aggregator({ logger: silentLogger(), clock: () => now, debounceMs: 10 });
-  grpcServer = await startGrpcServer({
-    port: 0,
-    host: "127.0.0.1",
-    services: [
-      [updateStatusServiceDefinition, updateStatusService(aggregator, silentLogger())],
-      [DisruptionServiceService, disruptionService(aggregator, silentLogger())],
-    ],
-  });
-  stack.defer(() => grpcServer.stop(500));
-  stack.run(aggregatorRunnable({ aggregator, bus: { servers: nats.url }, logger: silentLogger(), watchRefreshMs: 60_000 }));
+  grpcServer = await serveAggregator(stack, { kc, natsUrl: nats.url, aggregator });
   client = new UpdateStatusServiceClient(`127.0.0.1:${grpcServer.port}`, credentials.createInsecure());
   stack.defer(() => client.close());
   nc = await connectBus({ servers: nats.url });

@@ -1,20 +1,17 @@
 // Integration: kube-sim over real HTTP (client-node), a real nats-server, the watcher in-process.
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Node } from "@kubernetes/client-node";
-import { closeBus, connectBus, ensureStateBucket, StateCache } from "@lockstep/bus";
+import type { StateCache } from "@lockstep/bus";
 import type { PoolState } from "@lockstep/contracts";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
-import { silentLogger } from "@lockstep/runtime";
-import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
-import type { NatsConnection } from "@nats-io/transport-node";
+import { TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { watcherRunnable } from "./runnable.js";
+import { startWatchedState } from "./test-harness.js";
 
 let sim: KubeSim;
 let nats: NatsServer;
 let kc: KubeConfig;
 let core: CoreV1Api;
-let nc: NatsConnection;
 let cache: StateCache;
 const stack = new TestStack();
 
@@ -39,19 +36,7 @@ beforeAll(async () => {
   kc = kubeConfigForUrl(sim.url);
   core = kc.makeApiClient(CoreV1Api);
   await inBatches([...Array(N).keys()], 50, (i) => core.createNode({ body: nodeBody(i) }));
-  stack.run(watcherRunnable({
-    kc,
-    bus: { servers: nats.url },
-    logger: silentLogger(),
-    ...TEST_WATCHER_OPTIONS,
-    informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 1000 },
-    heartbeatIntervalMs: 200,
-  }));
-  nc = await connectBus({ servers: nats.url });
-  stack.defer(() => closeBus(nc));
-  cache = new StateCache(await ensureStateBucket(nc));
-  stack.defer(() => cache.stop());
-  await cache.start();
+  cache = await startWatchedState(stack, { kc, natsUrl: nats.url });
 });
 
 afterAll(() => stack.close());

@@ -10,7 +10,7 @@ import * as k8s from "@kubernetes/client-node";
 import { createTestPki, hasOpenssl, type TestPki } from "@lockstep/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { kubeConfigFor, type KubeSim } from "../../src/index.js";
-import { call, conformanceServer, onRealServer, realServerBefore, settled, SIM_ONLY, until } from "../helpers.js";
+import { apiError, call, conformanceServer, onRealServer, realServerBefore, settled, SIM_ONLY, until } from "../helpers.js";
 
 const ADMIN_TOKEN = "admin-token";
 const NS = "lockstep-admission";
@@ -137,16 +137,6 @@ async function configure(...hooks: HookSpec[]): Promise<k8s.V1ValidatingWebhookC
 async function unconfigure(): Promise<void> {
   await admission.deleteCollectionValidatingWebhookConfiguration({});
   if (onRealServer) await configure();
-}
-
-async function apiError(p: Promise<unknown>): Promise<{ code: number; body: any }> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof k8s.ApiException) return { code: e.code, body: typeof e.body === "string" && e.body ? JSON.parse(e.body) : e.body };
-    throw e;
-  }
-  throw new Error("expected an ApiException");
 }
 
 const annotate = (name: string, annotations: Record<string, string>, api = core) => api.patchNode({ name, body: { metadata: { annotations } } }, MERGE);

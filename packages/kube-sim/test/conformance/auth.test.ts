@@ -4,7 +4,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubeConfigFor, SERVICE_ACCOUNT_ISSUER, startKubeSim, type KubeSim } from "../../src/index.js";
-import { call, conformanceServer, onRealServer, realServerBefore, settled, SIM_ONLY } from "../helpers.js";
+import { apiError, call, conformanceServer, onRealServer, realServerBefore, settled, SIM_ONLY } from "../helpers.js";
 
 const ADMIN_TOKEN = "admin-token";
 // The static users: the oracle (scripts/oracle) is started with the same ones.
@@ -26,16 +26,6 @@ const clientsFor = (token: string) => {
   const kc = kubeConfigFor({ url: sim.url, token }, k8s.KubeConfig);
   return { core: kc.makeApiClient(k8s.CoreV1Api), authz: kc.makeApiClient(k8s.AuthorizationV1Api) };
 };
-
-async function apiError(p: Promise<unknown>): Promise<{ code: number; body: any }> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof k8s.ApiException) return { code: e.code, body: typeof e.body === "string" && e.body ? JSON.parse(e.body) : e.body };
-    throw e;
-  }
-  throw new Error("expected an ApiException");
-}
 
 async function mint(name: string, spec: Partial<k8s.V1TokenRequestSpec> = {}): Promise<k8s.AuthenticationV1TokenRequest> {
   return core.createNamespacedServiceAccountToken({ name, namespace: NS, body: { spec: { audiences: [], ...spec } } });

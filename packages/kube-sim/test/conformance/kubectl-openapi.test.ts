@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startKubeSim, type KubeSim } from "../../src/index.js";
+import { kubectlRunner } from "@lockstep/testing";
 import { onRealServer, until } from "../helpers.js";
 import { kubectls, type Kubectl } from "../kubectls.js";
 
@@ -63,22 +64,9 @@ describe.skipIf(onRealServer).each(available)("kubectl $label against kube-sim's
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  // Asynchronous: kube-sim runs in this process. A private discovery cache per server.
-  const kubectl = (...args: string[]): Promise<{ code: number; out: string; err: string }> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(k.path, ["--kubeconfig", kubeconfig, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, KUBECACHEDIR: join(dir, "cache") } });
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code: code ?? -1, out, err }));
-    });
-  const ok = async (...args: string[]) => {
-    const r = await kubectl(...args);
-    if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed (${r.code}): ${r.err}`);
-    return r.out;
-  };
+  // A private discovery cache per server.
+  const kubectl = kubectlRunner(() => k.path, () => kubeconfig, () => ({ ...process.env, KUBECACHEDIR: join(dir, "cache") }));
+  const ok = kubectl.ok;
   const file = (name: string, text: string) => {
     const p = join(dir, name);
     writeFileSync(p, text);

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KubeSim } from "../../src/index.js";
+import { kubectlRunner } from "@lockstep/testing";
 import { call, conformanceServer, onRealServer, realServerBefore } from "../helpers.js";
 import { kubectls, type Kubectl } from "../kubectls.js";
 
@@ -13,24 +14,8 @@ let dir: string;
 let kubeconfig: string;
 let bin: string;
 
-// Asynchronous on purpose: the server runs in this process, so a blocking spawn would starve it.
-function kubectl(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, ["--kubeconfig", kubeconfig, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
-
-async function ok(...args: string[]): Promise<string> {
-  const r = await kubectl(...args);
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed (${r.code}): ${r.err}`);
-  return r.out;
-}
+const kubectl = kubectlRunner(() => bin, () => kubeconfig);
+const ok = kubectl.ok;
 
 // Every kubectl at hand runs the same tests, each against its own kube-sim.
 async function start(k: Kubectl): Promise<void> {

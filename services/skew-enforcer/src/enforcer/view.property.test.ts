@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { applyClusterStep, clusterSteps, loadWorld, type ClusterModel, type ClusterSink, type ClusterWorld, type Vocabulary } from "@lockstep/testing";
 import { describe, expect, it } from "vitest";
 import { evaluateSkew, NodeTally, skewReportChanged, toSkewReport, type SkewEvaluation } from "@lockstep/skew-rules";
+import { FULL_CLUSTER_VERSION, FULL_MACHINE_CONFIG, FULL_NODE, FULL_POOL, renderedConfigs } from "@lockstep/contracts/fixtures";
 import { cond, infrastructure, settings } from "@lockstep/skew-rules/fixtures";
 import { SKEW_PROJECTIONS, skewInputs, type SkewStateOf, type StateReader } from "./view.js";
 
@@ -48,34 +49,6 @@ const VOCABULARY: Vocabulary = { words, maps: new Set(["labels", "matchLabels"])
 
 // ---- The world ---------------------------------------------------------------------------------
 
-const NODE_TEMPLATE = NodeState.fromPartial({
-  name: "t",
-  uid: "uid",
-  labels: { "node-role.kubernetes.io/worker": "" },
-  roles: ["worker"],
-  mco: {
-    currentConfig: "rendered-worker-old",
-    desiredConfig: "rendered-worker-new",
-    desiredConfigPresent: true,
-    state: "Working",
-    reason: "r",
-    desiredDrain: "drain-1",
-    lastAppliedDrain: "uncordon-1",
-    postConfigAction: "Reboot",
-    currentImage: "img-a",
-    currentImagePresent: true,
-    desiredImage: "img-b",
-    desiredImagePresent: true,
-    controlPlaneTopology: "HighlyAvailable",
-  },
-  unschedulable: false,
-  conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "ok", lastTransitionTime: d("2024-03-01T10:00:00Z") }],
-  creationTime: d("2024-01-01T00:00:00Z"),
-  architecture: "amd64",
-  kubeletVersion: "v1.29.5",
-  deletionTime: d("2024-03-01T11:00:00Z"),
-});
-
 function node(name: string, role: string, i: number): NodeState {
   const shapes = [
     { currentConfig: `rendered-${role}-new`, desiredConfig: `rendered-${role}-new`, state: "Done" },
@@ -93,24 +66,6 @@ function node(name: string, role: string, i: number): NodeState {
   });
 }
 
-const POOL_TEMPLATE = PoolState.fromPartial({
-  name: "t",
-  uid: "uid",
-  generation: "2",
-  labels: { "operator.machineconfiguration.openshift.io/required-for-upgrade": "" },
-  nodeSelector: { matchLabels: { "node-role.kubernetes.io/worker": "" }, matchExpressions: [{ key: "zone", operator: "Exists", values: [] }] },
-  nodeSelectorPresent: true,
-  paused: false,
-  maxUnavailable: "1",
-  targetConfig: "rendered-worker-new",
-  currentConfig: "rendered-worker-old",
-  counters: { machineCount: 3, updatedMachineCount: 1, readyMachineCount: 3, unavailableMachineCount: 1, degradedMachineCount: 0 },
-  conditions: [cond("Degraded", "False")],
-  observedGeneration: "2",
-  newestImageEquivalentConfig: "img-b",
-  layered: false,
-});
-
 const pool = (name: string) =>
   PoolState.fromPartial({
     name,
@@ -122,27 +77,12 @@ const pool = (name: string) =>
     conditions: [cond("Degraded", "False")],
   });
 
-const MC_TEMPLATE = MachineConfigState.fromPartial({ name: "t", uid: "uid", labels: { a: "b" }, releaseImageVersion: "4.16.1", generatedByControllerVersion: "v1", osImageUrl: "img-a", kernelArguments: ["x"], kernelType: "default", fips: false, extensions: ["x"], ignitionVersion: "3.4.0", ownerPool: "worker" });
-
-const CV_TEMPLATE = ClusterVersionState.fromPartial({
-  name: "version",
-  uid: "uid",
-  desired: { version: "4.16.1", image: "img-b" },
-  desiredUpdate: { version: "4.16.1", image: "img-b", force: true },
-  history: [{ state: "Partial", version: "4.16.1", image: "img-b", startedTime: d("2024-03-01T10:00:00Z"), completionTime: d("2024-03-01T11:00:00Z") }],
-  conditions: [cond("Progressing", "True")],
-  generation: "1",
-  observedGeneration: "1",
-  channel: "stable-4.16",
-  clusterId: "c",
-});
-
 type World = ClusterWorld<NodeState, PoolState, MachineConfigState, ClusterVersionState>;
 
 const MODEL: ClusterModel<NodeState, PoolState, MachineConfigState, ClusterVersionState> = {
   pools: POOLS,
   vocabulary: VOCABULARY,
-  templates: { node: NODE_TEMPLATE, pool: POOL_TEMPLATE, machineConfig: MC_TEMPLATE, clusterVersion: CV_TEMPLATE },
+  templates: { node: FULL_NODE, pool: FULL_POOL, machineConfig: FULL_MACHINE_CONFIG, clusterVersion: FULL_CLUSTER_VERSION },
   node,
   pool,
 };
@@ -152,11 +92,7 @@ function world(): World {
   for (let i = 0; i < 2; i++) nodes.set(`master-${i}`, node(`master-${i}`, "master", i));
   for (let i = 0; i < 5; i++) nodes.set(`worker-${i}`, node(`worker-${i}`, "worker", i));
   for (let i = 0; i < 2; i++) nodes.set(`infra-${i}`, node(`infra-${i}`, "infra", i + 2));
-  const mcs = new Map<string, MachineConfigState>();
-  for (const p of POOLS) {
-    mcs.set(`rendered-${p}-old`, MachineConfigState.fromPartial({ name: `rendered-${p}-old`, releaseImageVersion: "4.15.3" }));
-    mcs.set(`rendered-${p}-new`, MachineConfigState.fromPartial({ name: `rendered-${p}-new`, releaseImageVersion: "4.16.1" }));
-  }
+  const mcs = renderedConfigs(POOLS, "4.15.3", "4.16.1");
   const cv = ClusterVersionState.fromPartial({
     name: "version",
     desired: { version: "4.16.1", image: "img-b" },

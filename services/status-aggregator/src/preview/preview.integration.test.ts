@@ -4,7 +4,6 @@ import { credentials } from "@grpc/grpc-js";
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import {
   DisruptionServiceClient,
-  DisruptionServiceService,
   type ListEffectivePoliciesResponse,
   type PreviewConfigChangeRequest,
   type PreviewConfigChangeResponse,
@@ -12,15 +11,11 @@ import {
 import { loadPolicyManifests } from "@lockstep/disruption";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
-import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
-import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
-import { watcherRunnable } from "@lockstep/watcher";
+import { silentLogger, type GrpcServerHandle } from "@lockstep/runtime";
+import { TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Aggregator } from "../aggregator/aggregator.js";
-import { disruptionService } from "../api/disruption-service.js";
-import { updateStatusServiceDefinition } from "../proto/fast-encode.js";
-import { updateStatusService } from "../api/update-status-service.js";
-import { aggregatorRunnable } from "../runnable.js";
+import { serveAggregator } from "../test-harness.js";
 
 let sim: KubeSim;
 let nats: NatsServer;
@@ -84,18 +79,8 @@ beforeAll(async () => {
       },
     });
   }
-  stack.run(watcherRunnable({ kc, bus: { servers: nats.url }, logger: silentLogger(), ...TEST_WATCHER_OPTIONS }));
   aggregator = new Aggregator({ logger: silentLogger(), debounceMs: 10, shippedPolicies: await loadPolicyManifests() });
-  grpcServer = await startGrpcServer({
-    port: 0,
-    host: "127.0.0.1",
-    services: [
-      [updateStatusServiceDefinition, updateStatusService(aggregator, silentLogger())],
-      [DisruptionServiceService, disruptionService(aggregator, silentLogger())],
-    ],
-  });
-  stack.defer(() => grpcServer.stop(500));
-  stack.run(aggregatorRunnable({ aggregator, bus: { servers: nats.url }, logger: silentLogger(), watchRefreshMs: 60_000 }));
+  grpcServer = await serveAggregator(stack, { kc, natsUrl: nats.url, aggregator });
   client = new DisruptionServiceClient(`127.0.0.1:${grpcServer.port}`, credentials.createInsecure());
   stack.defer(() => client.close());
   await waitFor(() => aggregator.synced && aggregator.view.nodeCount === 2, { timeoutMs: 30_000, what: "aggregator synced" });

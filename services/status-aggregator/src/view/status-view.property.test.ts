@@ -5,6 +5,7 @@
 // projection or re-evaluation key leaves out shows up here as a difference.
 import { isDeepStrictEqual } from "node:util";
 import { ClusterOperatorState, ClusterVersionState, MachineConfigState, NodeState, PoolState } from "@lockstep/contracts";
+import { FULL_CLUSTER_VERSION, FULL_MACHINE_CONFIG, FULL_NODE, FULL_POOL, renderedConfigs } from "@lockstep/contracts/fixtures";
 import { evaluate, inputsFromState, type NodeRecord, parseTime, render } from "@lockstep/insights";
 import fc from "fast-check";
 import { applyClusterStep, clusterSteps, loadWorld, type ClusterModel, type ClusterSink, type ClusterWorld, type Vocabulary } from "@lockstep/testing";
@@ -62,33 +63,10 @@ const VOCABULARY: Vocabulary = { words, maps: new Set(["labels", "matchLabels"])
 
 const condition = (type: string, status: string, at = "2024-03-01T10:00:00Z") => ({ type, status, reason: `R${type}`, message: `${type} is ${status}`, lastTransitionTime: d(at) });
 
-const NODE_TEMPLATE = NodeState.fromPartial({
-  name: "t",
-  uid: "uid",
-  labels: { "node-role.kubernetes.io/worker": "" },
-  roles: ["worker"],
-  mco: {
-    currentConfig: "rendered-worker-old",
-    desiredConfig: "rendered-worker-new",
-    desiredConfigPresent: true,
-    state: "Working",
-    reason: "r",
-    desiredDrain: "drain-1",
-    lastAppliedDrain: "uncordon-1",
-    postConfigAction: "Reboot",
-    currentImage: "img-a",
-    currentImagePresent: true,
-    desiredImage: "img-b",
-    desiredImagePresent: true,
-    controlPlaneTopology: "HighlyAvailable",
-  },
-  unschedulable: false,
-  conditions: [condition("Ready", "True")],
-  creationTime: d("2024-01-01T00:00:00Z"),
-  architecture: "amd64",
-  kubeletVersion: "v1.29.5",
-  deletionTime: d("2024-03-01T11:00:00Z"),
-});
+// The shared fully populated objects, with the conditions and layering these rules read.
+const NODE_TEMPLATE = { ...FULL_NODE, conditions: [condition("Ready", "True")] };
+const POOL_TEMPLATE = { ...FULL_POOL, labels: { [LAYERED]: "" }, conditions: [condition("Updating", "True")], layered: true };
+const CV_TEMPLATE = { ...FULL_CLUSTER_VERSION, desiredUpdate: { version: "4.16.1", image: "img-b", force: false }, conditions: [condition("Progressing", "True")] };
 
 /** Node shapes a rollout goes through, layered ones included (the images then matter). */
 function node(name: string, role: string, i: number): NodeState {
@@ -118,41 +96,8 @@ function node(name: string, role: string, i: number): NodeState {
   });
 }
 
-const POOL_TEMPLATE = PoolState.fromPartial({
-  name: "t",
-  uid: "uid",
-  generation: "2",
-  labels: { [LAYERED]: "" },
-  nodeSelector: { matchLabels: { "node-role.kubernetes.io/worker": "" }, matchExpressions: [{ key: "zone", operator: "Exists", values: [] }] },
-  nodeSelectorPresent: true,
-  paused: false,
-  maxUnavailable: "1",
-  targetConfig: "rendered-worker-new",
-  currentConfig: "rendered-worker-old",
-  counters: { machineCount: 3, updatedMachineCount: 1, readyMachineCount: 3, unavailableMachineCount: 1, degradedMachineCount: 0 },
-  conditions: [condition("Updating", "True")],
-  observedGeneration: "2",
-  newestImageEquivalentConfig: "img-b",
-  layered: true,
-});
-
 const pool = (name: string) =>
   PoolState.fromPartial({ name, nodeSelectorPresent: true, nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: "" } }, targetConfig: `rendered-${name}-new`, currentConfig: `rendered-${name}-old` });
-
-const MC_TEMPLATE = MachineConfigState.fromPartial({ name: "t", uid: "uid", labels: { a: "b" }, releaseImageVersion: "4.16.1", generatedByControllerVersion: "v1", osImageUrl: "img-a", kernelArguments: ["x"], kernelType: "default", fips: false, extensions: ["x"], ignitionVersion: "3.4.0", ownerPool: "worker" });
-
-const CV_TEMPLATE = ClusterVersionState.fromPartial({
-  name: "version",
-  uid: "uid",
-  desired: { version: "4.16.1", image: "img-b" },
-  desiredUpdate: { version: "4.16.1", image: "img-b", force: false },
-  history: [{ state: "Partial", version: "4.16.1", image: "img-b", startedTime: d("2024-03-01T10:00:00Z"), completionTime: d("2024-03-01T11:00:00Z") }],
-  conditions: [condition("Progressing", "True")],
-  generation: "1",
-  observedGeneration: "1",
-  channel: "stable-4.16",
-  clusterId: "c",
-});
 
 interface World extends ClusterWorld<NodeState, PoolState, MachineConfigState, ClusterVersionState> {
   operators: ClusterOperatorState[];
@@ -164,11 +109,7 @@ function world(migration: boolean): World {
   for (let i = 0; i < 2; i++) nodes.set(`master-${i}`, node(`master-${i}`, "master", i * 4));
   for (let i = 0; i < 10; i++) nodes.set(`worker-${i}`, node(`worker-${i}`, "worker", i));
   for (let i = 0; i < 3; i++) nodes.set(`infra-${i}`, node(`infra-${i}`, "infra", i + 5));
-  const mcs = new Map<string, MachineConfigState>();
-  for (const p of POOLS) {
-    mcs.set(`rendered-${p}-old`, MachineConfigState.fromPartial({ name: `rendered-${p}-old`, releaseImageVersion: "4.15.3" }));
-    mcs.set(`rendered-${p}-new`, MachineConfigState.fromPartial({ name: `rendered-${p}-new`, releaseImageVersion: "4.16.1" }));
-  }
+  const mcs = renderedConfigs(POOLS, "4.15.3", "4.16.1");
   const cv = ClusterVersionState.fromPartial({
     name: "version",
     desired: { version: "4.16.1", image: "img-b" },
@@ -268,7 +209,7 @@ function diff(before: readonly NodeRecord[], after: readonly NodeRecord[]): Even
 const MODEL: ClusterModel<NodeState, PoolState, MachineConfigState, ClusterVersionState> = {
   pools: POOLS,
   vocabulary: VOCABULARY,
-  templates: { node: NODE_TEMPLATE, pool: POOL_TEMPLATE, machineConfig: MC_TEMPLATE, clusterVersion: CV_TEMPLATE },
+  templates: { node: NODE_TEMPLATE, pool: POOL_TEMPLATE, machineConfig: FULL_MACHINE_CONFIG, clusterVersion: CV_TEMPLATE },
   node,
   pool: (name) => world(false).pools.get(name)!,
 };

@@ -18,28 +18,20 @@ import {
   type NodeAvailability,
   type NodeRecord,
   type PoolSummary,
-  SECOND,
-  assessControlPlane,
   clusterContext,
+  completeEvaluation,
   clusterOperatorFromState,
   clusterVersionFromState,
   evaluateNode,
-  finalizeHealth,
-  findCondition,
-  noClusterOperators,
-  noClusterVersion,
-  noProgressing,
   machineConfigFromState,
   machineConfigVersion,
   NODE_RULE_INPUTS,
   nodeFromState,
   nodeInsights,
-  parseTime,
   pausedPoolInsight,
-  poolComplete,
   poolInputsKey,
   poolFromState,
-  roundDuration,
+  requireClusterInputs,
   sameClusterContext,
   type NodeCounters,
   adjustCounters,
@@ -429,13 +421,8 @@ export class StatusView {
    */
   evaluation(now: bigint, wallClock: bigint, extra: readonly HealthInsight[] = []): Evaluation {
     if (this.pending) this.flush(now);
-    const cv = this.cv?.state;
-    if (!cv) throw noClusterVersion();
     const operators = this.operatorList();
-    if (operators.length === 0) throw noClusterOperators();
-    const progressing = findCondition(cv.status?.conditions, "Progressing");
-    if (!progressing) throw noProgressing();
-    const history = cv.status?.history ?? [];
+    const { cv, progressing } = requireClusterInputs(this.cv?.state, operators);
 
     const collected: HealthInsight[] = [];
     let masterPool: PoolSummary | undefined;
@@ -461,21 +448,9 @@ export class StatusView {
       else workerPools.push(summary);
     }
 
-    const workerOutdated = workerPools.some((p) => !p.empty && !poolComplete(p));
-    const notUpdating = progressing.status !== "True" && !workerOutdated;
-    const updateStart = history[0] ? parseTime(history[0].startedTime) : parseTime(progressing.lastTransitionTime);
-    const updatingFor = roundDuration(now - updateStart, SECOND);
-    // The state plane carries no alerts: "alerts unavailable" (no alert insights), as oc without access.
-    const controlPlane = assessControlPlane(cv, operators, "", now);
-    collected.push(...controlPlane.insights, ...extra);
-    return {
-      now,
-      notUpdating,
-      controlPlane: controlPlane.summary,
-      masterPool,
-      workerPools,
-      health: finalizeHealth(collected, now, updatingFor),
-    };
+    // The state plane carries no alerts: "alerts unavailable" (no alert insights), as oc without
+    // access; nor the MCO's deployment (its image "").
+    return completeEvaluation({ now, cv, progressing, operators, mcoImage: "", alerts: undefined, masterPool, workerPools, collected, extra });
   }
 
   /** The ClusterVersion `version` and the ClusterOperators (by name) as the rules read them. */

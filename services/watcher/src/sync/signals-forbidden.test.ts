@@ -2,21 +2,18 @@
 // --authorization-mode=RBAC semantics) still syncs and keeps its heartbeat current; once permitted,
 // the signals arrive. Everything else it needs is granted.
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions, type V1PolicyRule } from "@kubernetes/client-node";
-import { closeBus, connectBus, ensureStateBucket, StateCache } from "@lockstep/bus";
+import type { StateCache } from "@lockstep/bus";
 import { nodeSignalKey } from "@lockstep/contracts";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
-import { silentLogger } from "@lockstep/runtime";
-import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
-import type { NatsConnection } from "@nats-io/transport-node";
+import { TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { watcherRunnable } from "../runnable.js";
+import { startWatchedState } from "../test-harness.js";
 
 const ADMIN = "admin-token";
 const WATCHER = "watcher-token";
 let sim: KubeSim;
 let nats: NatsServer;
-let nc: NatsConnection;
 let cache: StateCache;
 const stack = new TestStack();
 
@@ -38,19 +35,7 @@ beforeAll(async () => {
   const m = { group: "machine.openshift.io", version: "v1beta1", namespace: "openshift-machine-api", plural: "machines" };
   await custom.createNamespacedCustomObject({ ...m, body: { apiVersion: "machine.openshift.io/v1beta1", kind: "Machine", metadata: { name: "m-1", annotations: { "machine.openshift.io/delete-machine": "true" } }, spec: {} } });
   await custom.patchNamespacedCustomObjectStatus({ ...m, name: "m-1", body: { status: { nodeRef: { kind: "Node", name: "worker-1" } } } }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch));
-  stack.run(watcherRunnable({
-    kc: kubeConfigForUrl(sim.url, WATCHER),
-    bus: { servers: nats.url },
-    logger: silentLogger(),
-    ...TEST_WATCHER_OPTIONS,
-    informer: { minBackoffMs: 50, maxBackoffMs: 300, missingRetryMs: 200 },
-    heartbeatIntervalMs: 200,
-  }));
-  nc = await connectBus({ servers: nats.url });
-  stack.defer(() => closeBus(nc));
-  cache = new StateCache(await ensureStateBucket(nc));
-  stack.defer(() => cache.stop());
-  await cache.start();
+  cache = await startWatchedState(stack, { kc: kubeConfigForUrl(sim.url, WATCHER), natsUrl: nats.url, informer: { maxBackoffMs: 300, missingRetryMs: 200 } });
 });
 
 afterAll(() => stack.close());

@@ -2,20 +2,17 @@
 // NodeSignalState keys, and go away with them. medik8s' CRDs are absent at start (as on most
 // clusters): the watcher syncs without them and picks them up once they are installed.
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from "@kubernetes/client-node";
-import { closeBus, connectBus, ensureStateBucket, StateCache } from "@lockstep/bus";
+import type { StateCache } from "@lockstep/bus";
 import { nodeSignalKey, type NodeSignalState } from "@lockstep/contracts";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { medik8sCrdManifests, startKubeSim, type KubeSim } from "@lockstep/kube-sim";
-import { silentLogger } from "@lockstep/runtime";
-import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
-import type { NatsConnection } from "@nats-io/transport-node";
+import { TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { watcherRunnable } from "../runnable.js";
+import { startWatchedState } from "../test-harness.js";
 
 let sim: KubeSim;
 let nats: NatsServer;
 let kc: KubeConfig;
-let nc: NatsConnection;
 let cache: StateCache;
 const stack = new TestStack();
 const merge = () => setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
@@ -28,19 +25,7 @@ beforeAll(async () => {
   const core = kc.makeApiClient(CoreV1Api);
   for (const n of ["worker-1", "worker-2", "worker-3"]) await core.createNode({ body: { metadata: { name: n } } });
   await core.createNamespace({ body: { metadata: { name: "kube-system" } } }).catch(() => undefined);
-  stack.run(watcherRunnable({
-    kc,
-    bus: { servers: nats.url },
-    logger: silentLogger(),
-    ...TEST_WATCHER_OPTIONS,
-    informer: { minBackoffMs: 50, maxBackoffMs: 500, missingRetryMs: 200 },
-    heartbeatIntervalMs: 200,
-  }));
-  nc = await connectBus({ servers: nats.url });
-  stack.defer(() => closeBus(nc));
-  cache = new StateCache(await ensureStateBucket(nc));
-  stack.defer(() => cache.stop());
-  await cache.start();
+  cache = await startWatchedState(stack, { kc, natsUrl: nats.url, informer: { missingRetryMs: 200 } });
 });
 
 afterAll(() => stack.close());

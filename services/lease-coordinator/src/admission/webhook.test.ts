@@ -8,10 +8,10 @@ import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
 import { createTestPki, hasOpenssl, type TestPki } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DESIRED_CONFIG } from "../src/admission/disruption.js";
-import { KubeNodeLookups } from "../src/admission/node-lookups.js";
-import { DEFAULT_ACTS_FOR } from "../src/admission/verdict.js";
-import { startLeaseWebhook, type LeaseWebhook, type ReviewOutcome } from "../src/admission/webhook.js";
+import { DESIRED_CONFIG } from "./disruption.js";
+import { KubeNodeLookups } from "./node-lookups.js";
+import { DEFAULT_ACTS_FOR } from "./verdict.js";
+import { startLeaseWebhook, type LeaseWebhook, type ReviewOutcome } from "./webhook.js";
 import { DEFAULT_POLICY } from "@lockstep/lease-policy";
 
 const NOW = Date.parse("2026-11-25T17:00:00Z");

@@ -5,7 +5,7 @@ import * as grpc from "@grpc/grpc-js";
 import { OperationType, type GetResponse, type ListResponse, type WatchResponse } from "@lockstep/contracts";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquire, call, eventsOf, grpcError, holdersInApi, NS, startWorld, type World } from "./harness.js";
+import { acquire, call, eventsOf, grpcError, holdersInApi, NS, startWorld, type World } from "../test-harness.js";
 
 const { UPDATE, MAINTENANCE } = { UPDATE: OperationType.OPERATION_TYPE_UPDATE, MAINTENANCE: OperationType.OPERATION_TYPE_MAINTENANCE };
 

@@ -6,12 +6,12 @@ import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { silentLogger } from "@lockstep/runtime";
 import { createTestPki, hasOpenssl, waitFor, type TestPki } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DESIRED_CONFIG } from "../src/admission/disruption.js";
-import { KubeNodeLookups } from "../src/admission/node-lookups.js";
-import { DEFAULT_ACTS_FOR } from "../src/admission/verdict.js";
-import { startLeaseWebhook, type LeaseWebhook } from "../src/admission/webhook.js";
+import { DESIRED_CONFIG } from "./disruption.js";
+import { KubeNodeLookups } from "./node-lookups.js";
+import { DEFAULT_ACTS_FOR } from "./verdict.js";
+import { startLeaseWebhook, type LeaseWebhook } from "./webhook.js";
 import { DEFAULT_POLICY } from "@lockstep/lease-policy";
-import { acquire, call, eventsOf, startWorld, type World } from "./harness.js";
+import { acquire, call, eventsOf, startWorld, type World } from "../test-harness.js";
 
 const ADMIN = "kube-admin-token";
 const MCC = "system:serviceaccount:openshift-machine-config-operator:machine-config-controller";

@@ -2,7 +2,7 @@
 // watcher in-process (stopped and started again) + a coordinator with a short STATE_MAX_AGE.
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquire, call, holdersInApi, startWorld, type World } from "./harness.js";
+import { acquire, call, holdersInApi, startWorld, type World } from "../test-harness.js";
 
 const STALE = /^StateStale: the watcher has not been heard from for \d+ s; no disruption is granted until it is$/;
 let world: World;

@@ -5,7 +5,7 @@ import { acquireLease, CoordinatorNodeLeaser, LeaseDeniedError, LeasePreemptedEr
 import { OperationType } from "@lockstep/contracts";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquire, holdersInApi, NS, startWorld, type World } from "./harness.js";
+import { acquire, holdersInApi, NS, startWorld, type World } from "../test-harness.js";
 
 let world: World;
 

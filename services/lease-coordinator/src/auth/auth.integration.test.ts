@@ -7,9 +7,9 @@ import { kubeAccessForUrl } from "@lockstep/kube";
 import { silentLogger } from "@lockstep/runtime";
 import { createTestPki, hasOpenssl, type TestPki } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KubeReviewer } from "../src/auth/kube-reviews.js";
-import { LeaseAuth } from "../src/auth/lease-auth.js";
-import { grpcError, holdersInApi, startWorld, type World } from "./harness.js";
+import { KubeReviewer } from "./kube-reviews.js";
+import { LeaseAuth } from "./lease-auth.js";
+import { grpcError, holdersInApi, startWorld, type World } from "../test-harness.js";
 
 const ADMIN = "kube-admin-token";
 const MCD_NS = "openshift-machine-config-operator";

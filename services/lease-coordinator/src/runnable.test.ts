@@ -4,7 +4,7 @@ import * as grpc from "@grpc/grpc-js";
 import { OperationType, type AcquireResponse, type GetResponse, type ListResponse, type PreflightUpgradeResponse, type ReleaseResponse, type WatchResponse } from "@lockstep/contracts";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquire, call, eventsOf, grpcError, holdersInApi, nodeUid, NS, startWorld, type World } from "./harness.js";
+import { acquire, call, eventsOf, grpcError, holdersInApi, nodeUid, NS, startWorld, type World } from "./test-harness.js";
 
 const { UPDATE, FENCE, MAINTENANCE, DEPROVISION, REBOOT } = {
   UPDATE: OperationType.OPERATION_TYPE_UPDATE,

@@ -16,11 +16,11 @@ import { startKubeSim, type KubeSim, type KubeSimOptions } from "@lockstep/kube-
 import { silentLogger, startGrpcServer, type GrpcServerHandle, type GrpcTlsOptions } from "@lockstep/runtime";
 import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
-import { LeaseAuth } from "../src/auth/lease-auth.js";
+import { LeaseAuth } from "./auth/lease-auth.js";
 import { validatePolicy, type PolicyConfig } from "@lockstep/lease-policy";
-import { createLeaseCoordinator, type LeaseCoordinator, type LeaseCoordinatorOptions } from "../src/runnable.js";
-import type { Coordinator } from "../src/coordinator/coordinator.js";
-import type { LeaseIndex } from "../src/store/lease-index.js";
+import { createLeaseCoordinator, type LeaseCoordinator, type LeaseCoordinatorOptions } from "./runnable.js";
+import type { Coordinator } from "./coordinator/coordinator.js";
+import type { LeaseIndex } from "./store/lease-index.js";
 
 export const NS = "lockstep-leases";
 

@@ -3,7 +3,7 @@
 import { OperationType } from "@lockstep/contracts";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquire, call, holdersInApi, NS, startWorld, type World } from "./harness.js";
+import { acquire, call, holdersInApi, NS, startWorld, type World } from "../test-harness.js";
 
 let world: World;
 const hammered = ["h1", "h2", "h3", "h4", "h5", "h6"];

@@ -24,12 +24,12 @@ import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/
 import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOT_LOOP_LIMIT, hotLoopMessage } from "../bootimages/index.js";
-import { awsProviderSpec } from "../bootimages/testdata/provider-specs.js";
-import { streamDocument } from "../bootimages/testdata/stream.js";
-import { bootImageService } from "../api/boot-image-service.js";
-import { bootImageUpdater } from "../runnable.js";
-import type { PassReport } from "./updater.js";
+import { HOT_LOOP_LIMIT, hotLoopMessage } from "./bootimages/index.js";
+import { awsProviderSpec } from "./bootimages/testdata/provider-specs.js";
+import { streamDocument } from "./bootimages/testdata/stream.js";
+import { bootImageService } from "./api/boot-image-service.js";
+import { bootImageUpdater } from "./runnable.js";
+import type { PassReport } from "./updater/updater.js";
 
 const OLD_AMI = "ami-0c5d3e3b4f3d1c7e2";
 const NEW_AMI = "ami-0e0a1b2c3d4e5f601"; // the stream's us-east-1 x86_64 AMI
