@@ -40,11 +40,16 @@ describe("whole system: the demo's story", () => {
       expect(events.count("lease.granted", (m) => m.lease?.holder !== ADMIN && !adapted(m))).toBe(0);
       expect(events.count("lease.granted", adapted)).toBeGreaterThan(0);
       const mcc = serviceAccountUser(MCO_CONTROLLER_SA);
-      const onNode = env.kube.admission.calls.filter((c) => c.name === maintenanceNode && c.userInfo.username === mcc && c.resource.resource === "nodes");
-      const firstAllowed = onNode.findIndex((c) => c.outcome === "allowed" && c.webhook === "updates.leases.lockstep.io");
-      expect(onNode.filter((c) => c.outcome === "denied").length).toBeGreaterThan(1);
+      const updates = env.kube.admission.calls.filter(
+        (c) => c.webhook === "updates.leases.lockstep.io" && c.name === maintenanceNode && c.userInfo.username === mcc && c.resource.resource === "nodes",
+      );
+      const firstAllowed = updates.findIndex((c) => c.outcome === "allowed");
+      expect(updates.filter((c) => c.outcome === "denied").length).toBeGreaterThan(1);
       expect(firstAllowed).toBeGreaterThan(0);
-      expect(onNode.slice(0, firstAllowed).every((c) => c.outcome === "denied")).toBe(true);
+      // Refused until then: denied, or a call that failed (a timeout on a loaded machine), which
+      // the webhook's failurePolicy Fail refuses as well.
+      const letThrough = updates.slice(0, firstAllowed).filter((c) => !(c.outcome === "denied" || (c.outcome === "error" && !c.ignored)));
+      expect(letThrough.map((c) => `${c.outcome} ${c.message ?? ""}`)).toEqual([]);
       expect(events.count("admission.denied", (m) => m.name === maintenanceNode && m.userInfo?.username === mcc)).toBeGreaterThan(0);
       expect(events.count("admission.denied", (m) => m.subResource === "eviction")).toBeGreaterThan(0);
 

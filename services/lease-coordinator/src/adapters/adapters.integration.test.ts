@@ -7,7 +7,7 @@ import { medik8sCrdManifests } from "@lockstep/kube-sim";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMicroTime } from "@lockstep/lease-policy";
-import { acquire, call, eventsOf, holdersInApi, startWorld, type World } from "./test-harness.js";
+import { acquire, call, eventsOf, holdersInApi, startWorld, type World } from "../test-harness.js";
 
 const { UPDATE, MAINTENANCE, FENCE, REBOOT, DEPROVISION } = {
   UPDATE: OperationType.OPERATION_TYPE_UPDATE,

@@ -5,7 +5,7 @@
 import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWorld, type World } from "./harness.js";
+import { startWorld, type World } from "../test-harness.js";
 
 let world: World;
 const merge = () => setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
