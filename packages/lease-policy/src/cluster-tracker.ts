@@ -1,14 +1,14 @@
 import type { DisruptionBudgetState, PoolState } from "@lockstep/contracts";
-import { budgetMembership, type BudgetMembership, type ClusterIndex } from "./cluster.js";
+import { budgetMembership, budgetScope, type BudgetMembership, type BudgetScope, type ClusterIndex } from "./cluster.js";
 import { isDisruptedWithoutLease } from "./disrupted.js";
 import type { LeaseNode } from "./lease-node.js";
 import { primaryPool } from "./pools.js";
-import { isEmptySelector, matchesSelector, validateSelector } from "./selector.js";
+import { matchesSelector } from "./selector.js";
 
 /** A budget's membership as kept current: by pool, by selector, or a configuration error. */
 interface BudgetEntry {
   budget: DisruptionBudgetState;
-  by: { kind: "pool"; pool: string } | { kind: "selector" } | { kind: "error"; error: string };
+  by: BudgetScope;
   set: Set<string>;
   /** The membership as indexCluster answers it (members in node order); dropped when `set` changes. */
   answer?: BudgetMembership;
@@ -159,14 +159,7 @@ export class ClusterTracker implements ClusterIndex {
   }
 
   putBudget(budget: DisruptionBudgetState): Set<string> {
-    const hasSelector = !isEmptySelector(budget.nodeSelector);
-    let by: BudgetEntry["by"];
-    if (budget.pool !== "" && hasSelector) by = { kind: "error", error: "set either pool or nodeSelector, not both" };
-    else if (budget.pool !== "") by = { kind: "pool", pool: budget.pool };
-    else if (budget.nodeSelector !== undefined) {
-      const problems = validateSelector(budget.nodeSelector);
-      by = problems.length > 0 ? { kind: "error", error: problems.join("; ") } : { kind: "selector" };
-    } else by = { kind: "error", error: "no pool or nodeSelector" };
+    const by = budgetScope(budget);
     const set = new Set<string>();
     if (by.kind === "pool") for (const n of this.poolMembersOf.get(by.pool) ?? []) set.add(n);
     if (by.kind === "selector") for (const n of this.byName.values()) if (matchesSelector(budget.nodeSelector!, n.labels ?? {})) set.add(n.name);
@@ -187,6 +180,13 @@ export class ClusterTracker implements ClusterIndex {
     this.nodePosition = undefined;
   }
 
+  private joinPool(node: string, pool: string): void {
+    this.poolOfNode.set(node, pool);
+    let set = this.poolMembersOf.get(pool);
+    if (set === undefined) this.poolMembersOf.set(pool, (set = new Set()));
+    set.add(node);
+  }
+
   private changed(b: string, e: BudgetEntry, touched: Set<string>): void {
     e.answer = undefined;
     touched.add(b);
@@ -199,12 +199,8 @@ export class ClusterTracker implements ClusterIndex {
     const after = primaryPool(node, this.pools)?.name;
     if (before !== after) {
       if (before !== undefined) this.poolMembersOf.get(before)!.delete(name);
-      if (after !== undefined) {
-        this.poolOfNode.set(name, after);
-        let set = this.poolMembersOf.get(after);
-        if (set === undefined) this.poolMembersOf.set(after, (set = new Set()));
-        set.add(name);
-      } else this.poolOfNode.delete(name);
+      if (after !== undefined) this.joinPool(name, after);
+      else this.poolOfNode.delete(name);
     }
     for (const [b, e] of this.budgetByName) {
       let member: boolean;
@@ -226,11 +222,7 @@ export class ClusterTracker implements ClusterIndex {
     this.poolMembersOf.clear();
     for (const n of this.byName.values()) {
       const p = primaryPool(n, pools)?.name;
-      if (p === undefined) continue;
-      this.poolOfNode.set(n.name, p);
-      let set = this.poolMembersOf.get(p);
-      if (set === undefined) this.poolMembersOf.set(p, (set = new Set()));
-      set.add(n.name);
+      if (p !== undefined) this.joinPool(n.name, p);
     }
     for (const [b, e] of this.budgetByName) {
       if (e.by.kind !== "pool") continue;

@@ -29,20 +29,26 @@ export interface ClusterIndex {
 
 const NONE: ReadonlySet<string> = new Set();
 
-/** Which nodes `budget` selects: by pool or by label selector (exactly one of them). */
-export function budgetMembership(budget: DisruptionBudgetState, nodes: readonly LeaseNode[], poolOf: (n: LeaseNode) => PoolState | undefined): BudgetMembership {
+/** How a budget picks its nodes: by pool or by label selector (exactly one of them), or why neither. */
+export type BudgetScope = { kind: "pool"; pool: string } | { kind: "selector" } | { kind: "error"; error: string };
+
+export function budgetScope(budget: DisruptionBudgetState): BudgetScope {
   const hasSelector = !isEmptySelector(budget.nodeSelector);
-  if (budget.pool !== "" && hasSelector) return { error: "set either pool or nodeSelector, not both", members: [], set: NONE };
-  let members: string[];
-  if (budget.pool !== "") {
-    members = nodes.filter((n) => poolOf(n)?.name === budget.pool).map((n) => n.name);
-  } else if (budget.nodeSelector !== undefined) {
-    const problems = validateSelector(budget.nodeSelector);
-    if (problems.length > 0) return { error: problems.join("; "), members: [], set: NONE };
-    members = nodes.filter((n) => matchesSelector(budget.nodeSelector!, n.labels ?? {})).map((n) => n.name);
-  } else {
-    return { error: "no pool or nodeSelector", members: [], set: NONE };
-  }
+  if (budget.pool !== "" && hasSelector) return { kind: "error", error: "set either pool or nodeSelector, not both" };
+  if (budget.pool !== "") return { kind: "pool", pool: budget.pool };
+  if (budget.nodeSelector === undefined) return { kind: "error", error: "no pool or nodeSelector" };
+  const problems = validateSelector(budget.nodeSelector);
+  return problems.length > 0 ? { kind: "error", error: problems.join("; ") } : { kind: "selector" };
+}
+
+/** Which nodes `budget` selects. */
+export function budgetMembership(budget: DisruptionBudgetState, nodes: readonly LeaseNode[], poolOf: (n: LeaseNode) => PoolState | undefined): BudgetMembership {
+  const scope = budgetScope(budget);
+  if (scope.kind === "error") return { error: scope.error, members: [], set: NONE };
+  const members =
+    scope.kind === "pool"
+      ? nodes.filter((n) => poolOf(n)?.name === scope.pool).map((n) => n.name)
+      : nodes.filter((n) => matchesSelector(budget.nodeSelector!, n.labels ?? {})).map((n) => n.name);
   return { members, set: new Set(members) };
 }
 
