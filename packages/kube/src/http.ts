@@ -19,6 +19,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Default application/json (application/merge-patch+json for PATCH). */
   contentType?: string;
+  /** Aborts the request (e.g. AbortSignal.timeout): the call rejects. */
+  signal?: AbortSignal;
 }
 
 export interface WatchHandle {
@@ -75,7 +77,7 @@ export class KubeHttp {
    */
   async requestText(method: string, path: string, o: RequestOptions = {}): Promise<{ status: number; text: string }> {
     const body = o.body === undefined ? undefined : JSON.stringify(o.body);
-    const res = await this.send(method, withQuery(path, o.query), body, o.contentType ?? (method === "PATCH" ? "application/merge-patch+json" : "application/json"));
+    const res = await this.send(method, withQuery(path, o.query), body, o.contentType ?? (method === "PATCH" ? "application/merge-patch+json" : "application/json"), o.signal);
     const text = await readAll(res);
     return { status: res.statusCode ?? 0, text };
   }

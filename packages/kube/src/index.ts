@@ -8,3 +8,4 @@ export * from "./errors.js";
 export * from "./http.js";
 export * from "./informer.js";
 export * from "./resources.js";
+export * from "./leader-election.js";

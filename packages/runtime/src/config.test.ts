@@ -17,7 +17,24 @@ describe("parseConfig", () => {
         NATS_URL: ["nats://127.0.0.1:4222"],
         SHUTDOWN_TIMEOUT: 25_000,
         STATE_MAX_AGE: 15_000,
+        LEADER_ELECTION: true,
+        LEADER_ELECTION_LEASE_DURATION: 15_000,
+        LEADER_ELECTION_RENEW_DEADLINE: 10_000,
+        LEADER_ELECTION_RETRY_PERIOD: 2_000,
       },
+    });
+  });
+
+  it("takes client-go's election timings only with the renew deadline between the retry period and the lease duration", () => {
+    const base = { NATS_URL: "nats://127.0.0.1:4222" };
+    expect(parseConfig(baseConfigSchema, { ...base, LEADER_ELECTION_LEASE_DURATION: "137s", LEADER_ELECTION_RENEW_DEADLINE: "107s", LEADER_ELECTION_RETRY_PERIOD: "26s" })).toMatchObject({ ok: true });
+    expect(parseConfig(baseConfigSchema, { ...base, LEADER_ELECTION_RENEW_DEADLINE: "15s", LEADER_ELECTION_RETRY_PERIOD: "15s", LEADER_ELECTION_LEASE_DURATION: "500ms" })).toEqual({
+      ok: false,
+      errors: [
+        "LEADER_ELECTION_LEASE_DURATION: must be at least 1s",
+        "LEADER_ELECTION_RENEW_DEADLINE: must be shorter than LEADER_ELECTION_LEASE_DURATION (500ms), or two replicas could act at once",
+        "LEADER_ELECTION_RETRY_PERIOD: must be shorter than LEADER_ELECTION_RENEW_DEADLINE (15000ms)",
+      ],
     });
   });
 

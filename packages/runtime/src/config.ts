@@ -104,6 +104,12 @@ export const env = {
  * | NATS_CREDS_FILE / NATS_TOKEN / NATS_USER+NATS_PASSWORD | NATS auth, at most one kind | |
  * | SHUTDOWN_TIMEOUT | how long an orderly stop may take | 25s |
  * | STATE_MAX_AGE | how old a service's view of the state plane (time since the watcher's last heartbeat) may be before it is stale: not ready, no new disruption, no writes from it; at least 1s | 15s |
+ * | KUBECONFIG | kubeconfig file; in-cluster config when unset inside a pod | client-node default |
+ * | LEADER_ELECTION | elect one writer among the replicas (coordination.k8s.io/v1 Lease `lockstep-<service>`); false: this process always writes (one replica only) | true |
+ * | LEADER_ELECTION_NAMESPACE | namespace of the election Lease | POD_NAMESPACE, else the pod's service-account namespace, else lockstep-system |
+ * | LEADER_ELECTION_ID | holder identity | POD_NAME (else the hostname) + "_" + a random UUID, as client-go |
+ * | LEADER_ELECTION_LEASE_DURATION / _RENEW_DEADLINE / _RETRY_PERIOD | client-go's timings; renew deadline < lease duration, > retry period | 15s / 10s / 2s (controller-runtime's; the watcher's are shorter) |
+ * | POD_NAME / POD_NAMESPACE | the pod's name and namespace (downward API) | |
  */
 export const baseConfigShape = {
   SERVICE_NAME: env.string().optional(),
@@ -123,6 +129,15 @@ export const baseConfigShape = {
   // In the base so every service's config (and the chart's common env) has one meaning for it; the
   // watcher checks its heartbeat interval against it.
   STATE_MAX_AGE: env.duration().default(15_000),
+  KUBECONFIG: env.string().optional(),
+  LEADER_ELECTION: env.bool().default(true),
+  LEADER_ELECTION_NAMESPACE: env.string().optional(),
+  LEADER_ELECTION_ID: env.string().optional(),
+  LEADER_ELECTION_LEASE_DURATION: env.duration().default(15_000),
+  LEADER_ELECTION_RENEW_DEADLINE: env.duration().default(10_000),
+  LEADER_ELECTION_RETRY_PERIOD: env.duration().default(2_000),
+  POD_NAME: env.string().optional(),
+  POD_NAMESPACE: env.string().optional(),
 };
 
 type BaseShapeOutput = { [K in keyof typeof baseConfigShape]: z.output<(typeof baseConfigShape)[K]> };
@@ -142,6 +157,11 @@ function checkBase(raw: Record<string, unknown>, ctx: z.RefinementCtx): void {
   if (set("NATS_USER") && !set("NATS_PASSWORD")) issue("NATS_PASSWORD", "required when NATS_USER is set");
   if (set("NATS_PASSWORD") && !set("NATS_USER")) issue("NATS_USER", "required when NATS_PASSWORD is set");
   if (typeof raw.STATE_MAX_AGE === "number" && raw.STATE_MAX_AGE < 1_000) issue("STATE_MAX_AGE", "must be at least 1s");
+  const lease = raw.LEADER_ELECTION_LEASE_DURATION, renew = raw.LEADER_ELECTION_RENEW_DEADLINE, retry = raw.LEADER_ELECTION_RETRY_PERIOD;
+  if (typeof lease === "number" && lease < 1_000) issue("LEADER_ELECTION_LEASE_DURATION", "must be at least 1s");
+  // The renew deadline is the fencing margin: a leader that cannot renew stops before others may take over.
+  if (typeof lease === "number" && typeof renew === "number" && renew >= lease) issue("LEADER_ELECTION_RENEW_DEADLINE", `must be shorter than LEADER_ELECTION_LEASE_DURATION (${lease}ms), or two replicas could act at once`);
+  if (typeof renew === "number" && typeof retry === "number" && retry >= renew) issue("LEADER_ELECTION_RETRY_PERIOD", `must be shorter than LEADER_ELECTION_RENEW_DEADLINE (${renew}ms)`);
   const kinds = (["NATS_CREDS_FILE", "NATS_TOKEN", "NATS_USER"] as const).filter(set);
   if (kinds.length > 1) issue(kinds[1]!, `only one NATS auth method may be set (found ${kinds.join(", ")})`);
 }

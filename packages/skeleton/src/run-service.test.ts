@@ -1,5 +1,5 @@
 // The process skeleton without the process: config in, servers bound, the service's parts run
-// first and stop last.
+// first and stop last; the election stops before them (the leader's work ends, then what it used).
 import { env, loadConfig, run, serviceConfigSchema, type Runnable } from "@lockstep/runtime";
 import { describe, expect, it } from "vitest";
 import { startService } from "./run-service.js";
@@ -8,7 +8,7 @@ const schema = serviceConfigSchema({ GREETING: env.string().default("hello") });
 
 describe("startService", () => {
   it("hands the wiring its config, logger, registry and bus options, binds both servers, and stops the servers before the parts", async () => {
-    const config = loadConfig(schema, { NATS_URL: "nats://127.0.0.1:4222", HTTP_PORT: "0", GRPC_PORT: "0", LOG_LEVEL: "silent", GREETING: "hi" });
+    const config = loadConfig(schema, { NATS_URL: "nats://127.0.0.1:4222", HTTP_PORT: "0", GRPC_PORT: "0", LOG_LEVEL: "silent", GREETING: "hi", LEADER_ELECTION: "false" });
     const order: string[] = [];
     const part: Runnable = {
       name: "part",
@@ -25,12 +25,14 @@ describe("startService", () => {
           expect(ctx.bus()).toMatchObject({ servers: ["nats://127.0.0.1:4222"], name: "lockstep-test-service" });
           expect(ctx.bus("policies").name).toBe("lockstep-test-service-policies");
           ctx.readiness.flag("wired", true);
+          // Leadership begins when the runnables run (at once, with election off).
+          expect(ctx.leader.isLeader()).toBe(false);
           return { runnables: [part] };
         },
       },
       config,
     );
-    expect(started.runnables.map((r) => r.name)).toEqual(["part", "grpc", "http"]);
+    expect(started.runnables.map((r) => r.name)).toEqual(["part", "leader", "grpc", "http"]);
     const ready = await fetch(`http://127.0.0.1:${started.http.port}/readyz`);
     expect(ready.status).toBe(200);
     expect(started.grpc.port).toBeGreaterThan(0);
@@ -41,6 +43,6 @@ describe("startService", () => {
     );
     abort.abort();
     await running;
-    expect(order).toEqual(["http stopped", "grpc stopped", "part stopped"]);
+    expect(order).toEqual(["http stopped", "grpc stopped", "leader stopped", "part stopped"]);
   });
 });

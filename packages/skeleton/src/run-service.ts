@@ -21,6 +21,7 @@ import {
   type Runnable,
 } from "@lockstep/runtime";
 import type { z } from "zod";
+import { leaderElection, type LeaderGate } from "./leader.js";
 
 /** How long in-flight gRPC calls get at stop before they are cancelled. */
 const GRPC_STOP_GRACE_MS = 2_000;
@@ -33,6 +34,8 @@ export interface ServiceContext<C extends BaseConfig> {
   readiness: Readiness;
   /** NATS connection options from the config; the client name is `lockstep-<service>[-<part>]`. */
   bus(part?: string): BusConnectionOptions;
+  /** Which replica writes: work only the leader may do goes through it (leader.ts). */
+  leader: LeaderGate;
 }
 
 /** What a service runs: its gRPC services and its long-running parts. */
@@ -72,12 +75,14 @@ export async function startService<S extends z.ZodType<BaseConfig>>(spec: Servic
   const logger = spec.logFields ? base.child(spec.logFields(config)) : base;
   const registry = createMetricsRegistry({ service: spec.name });
   const readiness = new Readiness();
+  const election = leaderElection({ service: spec.name, config, logger, registry });
   const ctx: ServiceContext<z.output<S>> = {
     config,
     logger,
     registry,
     readiness,
     bus: (part) => busOptionsFromConfig(config, `lockstep-${spec.name}${part ? `-${part}` : ""}`),
+    leader: election.gate,
   };
   const parts = await spec.wire(ctx);
   const http = await startHttpServer({ port: config.HTTP_PORT, readiness, registry, logger });
@@ -95,7 +100,9 @@ export async function startService<S extends z.ZodType<BaseConfig>>(spec: Servic
     throw err;
   }
   logger.info({ http: http.port, grpc: grpc.port }, "service listening");
-  const runnables = [...parts.runnables, stopOnAbort("grpc", () => grpc.stop(GRPC_STOP_GRACE_MS)), stopOnAbort("http", () => http.stop())];
+  // Stopped in reverse: servers first, then the election (the leader's work ends and the Lease is
+  // released, so a rolling update hands over at once), then the parts that work used.
+  const runnables = [...parts.runnables, election.runnable, stopOnAbort("grpc", () => grpc.stop(GRPC_STOP_GRACE_MS)), stopOnAbort("http", () => http.stop())];
   return { ctx, http, grpc, runnables };
 }
 

@@ -5,16 +5,32 @@ import { signalSettings, watcherConfigSchema } from "./config.js";
 const base = { NATS_URL: "nats://127.0.0.1:4222" };
 
 describe("watcher config", () => {
-  it("beats every 5 s by default, against the default 15 s bound", () => {
-    expect(parseConfig(watcherConfigSchema, base)).toMatchObject({ ok: true, config: { HEARTBEAT_INTERVAL: 5_000, STATE_MAX_AGE: 15_000 } });
+  it("beats every 3 s and elects with 6 s / 4 s / 1 s by default, against the default 15 s bound", () => {
+    expect(parseConfig(watcherConfigSchema, base)).toMatchObject({
+      ok: true,
+      config: { HEARTBEAT_INTERVAL: 3_000, STATE_MAX_AGE: 15_000, LEADER_ELECTION: true, LEADER_ELECTION_LEASE_DURATION: 6_000, LEADER_ELECTION_RENEW_DEADLINE: 4_000, LEADER_ELECTION_RETRY_PERIOD: 1_000 },
+    });
+  });
+
+  it("refuses election timings whose worst-case failover outlasts STATE_MAX_AGE, and a renew deadline that does not fence", () => {
+    expect(parseConfig(watcherConfigSchema, { ...base, LEADER_ELECTION_LEASE_DURATION: "15s", LEADER_ELECTION_RENEW_DEADLINE: "10s", LEADER_ELECTION_RETRY_PERIOD: "2s" })).toEqual({
+      ok: false,
+      errors: ["LEADER_ELECTION_LEASE_DURATION: HEARTBEAT_INTERVAL + LEADER_ELECTION_LEASE_DURATION + 2 × LEADER_ELECTION_RETRY_PERIOD (22000ms) must be below STATE_MAX_AGE (15000ms), or a watcher crash makes every consumer's view stale before another replica takes over"],
+    });
+    // One replica, no election: the bound does not apply.
+    expect(parseConfig(watcherConfigSchema, { ...base, LEADER_ELECTION: "false", LEADER_ELECTION_LEASE_DURATION: "15s", LEADER_ELECTION_RENEW_DEADLINE: "10s" })).toMatchObject({ ok: true });
+    expect(parseConfig(watcherConfigSchema, { ...base, LEADER_ELECTION_RENEW_DEADLINE: "6s" })).toMatchObject({
+      ok: false,
+      errors: ["LEADER_ELECTION_RENEW_DEADLINE: must be shorter than LEADER_ELECTION_LEASE_DURATION (6000ms), or two replicas could act at once"],
+    });
   });
 
   it("refuses an interval that one missed beat would turn into a stale state plane", () => {
-    expect(parseConfig(watcherConfigSchema, { ...base, HEARTBEAT_INTERVAL: "10s" })).toEqual({
+    expect(parseConfig(watcherConfigSchema, { ...base, HEARTBEAT_INTERVAL: "10s", LEADER_ELECTION: "false" })).toEqual({
       ok: false,
       errors: ["HEARTBEAT_INTERVAL: must be at most half of STATE_MAX_AGE (15000ms), so one missed heartbeat does not make the state plane stale"],
     });
-    expect(parseConfig(watcherConfigSchema, { ...base, HEARTBEAT_INTERVAL: "500ms", STATE_MAX_AGE: "2s" })).toMatchObject({ ok: true });
+    expect(parseConfig(watcherConfigSchema, { ...base, HEARTBEAT_INTERVAL: "500ms", STATE_MAX_AGE: "2s", LEADER_ELECTION: "false" })).toMatchObject({ ok: true });
     expect(parseConfig(watcherConfigSchema, { ...base, HEARTBEAT_INTERVAL: "10ms" })).toMatchObject({ ok: false, errors: ["HEARTBEAT_INTERVAL: must be at least 100ms"] });
   });
 

@@ -10,7 +10,8 @@ import { KURED_DEFAULTS, SIGNAL_SOURCES, type SignalSourceName } from "./sync/wa
  * | LEASE_NAMESPACES | namespaces whose Leases are published | lockstep-leases |
  * | BOOTIMAGES_NAMESPACE / BOOTIMAGES_CONFIGMAP | the release's boot image ConfigMap | openshift-machine-config-operator / coreos-bootimages |
  * | WATCHER_ID | identity in meta.synced | hostname |
- * | HEARTBEAT_INTERVAL | how often `heartbeat.watcher` is written while the watches are current; at most half of STATE_MAX_AGE | 5s |
+ * | HEARTBEAT_INTERVAL | how often `heartbeat.watcher` is written while the watches are current; at most half of STATE_MAX_AGE | 3s |
+ * | LEADER_ELECTION_LEASE_DURATION / _RENEW_DEADLINE / _RETRY_PERIOD | as every service (runtime's base config), with shorter defaults: a new leader must be writing heartbeats before consumers call the view stale (the last heartbeat + STATE_MAX_AGE); the worst case after a crash is one retry period to observe the last renewal, the lease duration, one more retry period, then the bucket read | 6s / 4s / 1s |
  * | SIGNAL_SOURCES | disruptors whose own objects become node signals for the lease adapters: nodemaintenance, selfnoderemediation, fenceagentsremediation, kured, machine, machineconfig (`none`: none) | all |
  * | KURED_NAMESPACE / KURED_DAEMONSET / KURED_LOCK_ANNOTATION | kured's DaemonSet and its lock annotation (kured's --ds-namespace, --ds-name, --lock-annotation) | kube-system / kured / weave.works/kured-node-lock |
  */
@@ -20,7 +21,10 @@ export const watcherConfigSchema = serviceConfigSchema({
   BOOTIMAGES_NAMESPACE: env.string().default("openshift-machine-config-operator"),
   BOOTIMAGES_CONFIGMAP: env.string().default("coreos-bootimages"),
   WATCHER_ID: env.string().optional(),
-  HEARTBEAT_INTERVAL: env.duration().default(5_000),
+  HEARTBEAT_INTERVAL: env.duration().default(3_000),
+  LEADER_ELECTION_LEASE_DURATION: env.duration().default(6_000),
+  LEADER_ELECTION_RENEW_DEADLINE: env.duration().default(4_000),
+  LEADER_ELECTION_RETRY_PERIOD: env.duration().default(1_000),
   SIGNAL_SOURCES: env.list().default([...SIGNAL_SOURCES]),
   KURED_NAMESPACE: env.string().default(KURED_DEFAULTS.namespace),
   KURED_DAEMONSET: env.string().default(KURED_DEFAULTS.name),
@@ -47,6 +51,11 @@ export const watcherConfigSchema = serviceConfigSchema({
   const interval = c.HEARTBEAT_INTERVAL as unknown;
   const maxAge = c.STATE_MAX_AGE as unknown;
   if (typeof interval !== "number") return;
+  // A crashed leader's successor must beat before consumers turn stale: heartbeat + worst-case failover.
+  const lease = c.LEADER_ELECTION_LEASE_DURATION as unknown, retry = c.LEADER_ELECTION_RETRY_PERIOD as unknown;
+  if (c.LEADER_ELECTION === true && typeof lease === "number" && typeof retry === "number" && typeof maxAge === "number" && interval + lease + 2 * retry >= maxAge) {
+    ctx.addIssue({ code: "custom", path: ["LEADER_ELECTION_LEASE_DURATION"], message: `HEARTBEAT_INTERVAL + LEADER_ELECTION_LEASE_DURATION + 2 × LEADER_ELECTION_RETRY_PERIOD (${interval + lease + 2 * retry}ms) must be below STATE_MAX_AGE (${maxAge}ms), or a watcher crash makes every consumer's view stale before another replica takes over` });
+  }
   if (interval < 100) ctx.addIssue({ code: "custom", path: ["HEARTBEAT_INTERVAL"], message: "must be at least 100ms" });
   else if (typeof maxAge === "number" && interval * 2 > maxAge) ctx.addIssue({ code: "custom", path: ["HEARTBEAT_INTERVAL"], message: `must be at most half of STATE_MAX_AGE (${maxAge}ms), so one missed heartbeat does not make the state plane stale` });
 });

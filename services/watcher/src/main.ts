@@ -10,7 +10,7 @@ await runService({
   config: watcherConfigSchema,
   // Health only, as before the skeleton: GRPC_TLS_* are not read here.
   grpcTls: false,
-  async wire({ config, logger, registry, readiness, bus }) {
+  async wire({ config, logger, registry, readiness, bus, leader }) {
     return {
       runnables: [
         watcherRunnable({
@@ -19,6 +19,7 @@ await runService({
           logger,
           registry,
           readiness,
+          leader,
           identity: config.WATCHER_ID,
           heartbeatIntervalMs: config.HEARTBEAT_INTERVAL,
           leaseNamespaces: config.LEASE_NAMESPACES,

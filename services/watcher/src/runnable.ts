@@ -1,13 +1,14 @@
-// The watcher as a Runnable: on the skeleton's connection with both planes ensured, load what the
-// bucket holds, then keep it equal to the API server's objects until stopped. The state plane's
-// only writer, so it is not a stateConsumer: it writes meta.synced rather than waiting for it.
+// The watcher as a Runnable: on the skeleton's connection with both planes ensured, watch the API
+// server on every replica; while this replica leads, load what the bucket holds and keep it equal to
+// the API server's objects. The state plane's only writer, so it is not a stateConsumer: it writes
+// meta.synced rather than waiting for it.
 import { hostname } from "node:os";
 import { JetStreamPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
 import type { KubeConfigLike } from "@lockstep/kube";
 import type { Registry } from "prom-client";
 import type { Logger } from "pino";
-import { abortedPromise, type Readiness, type Runnable } from "@lockstep/runtime";
-import { withPlanes } from "@lockstep/skeleton";
+import type { Readiness, Runnable } from "@lockstep/runtime";
+import { whenLeading, withPlanes, type LeaderGate, type StateBucket } from "@lockstep/skeleton";
 import { watcherMetrics } from "./metrics.js";
 import { HeartbeatWriter } from "./sync/heartbeat.js";
 import { servedResources } from "./sync/served.js";
@@ -24,6 +25,8 @@ export interface WatcherOptions extends WatchSettings {
   /** How often the heartbeat is written (sync/heartbeat.ts). Default 5 s. */
   heartbeatIntervalMs?: number;
   informer?: ConstructorParameters<typeof StateSync>[0]["informer"];
+  /** Which replica writes the state plane; none: this one always does (one replica). */
+  leader?: LeaderGate;
   /** Called with the running sync (tests and benchmarks observe it). */
   onStarted?(sync: StateSync): void;
 }
@@ -34,51 +37,52 @@ export function watcherRunnable(o: WatcherOptions): Runnable {
     async start(signal) {
       const ready = o.readiness?.flag("state-synced", false, "initial lists not yet in");
       await withPlanes(o.bus, async ({ nc, kv }) => {
-        // Read what the bucket holds so unchanged objects are not rewritten and vanished ones deleted.
-        const cache = new StateCache(kv, { logger: o.logger });
-        await cache.start();
-        // The watcher's cache projects nothing, so every entry has its bytes.
-        const existing: Array<[string, Uint8Array]> = [];
-        for (const k of cache.keys()) {
-          const bytes = cache.getByKey(k)?.bytes;
-          if (bytes) existing.push([k, bytes]);
-        }
-        cache.stop();
         // Kinds an older API server serves in an older version (policy/v1beta1 PDBs before 1.21).
         const podDisruptionBudget = o.podDisruptionBudget ?? (await servedResources(o.kc, o.logger, signal)).podDisruptionBudget;
         const identity = o.identity ?? hostname();
         const metrics = o.registry ? watcherMetrics(o.registry) : undefined;
-        const sync = new StateSync({
-          ...o,
-          podDisruptionBudget,
-          kv,
-          existing,
-          publisher: new JetStreamPublisher(nc),
-          identity,
-          metrics,
-        });
+        const sync = new StateSync({ ...o, podDisruptionBudget, kv, publisher: new JetStreamPublisher(nc), identity, metrics });
+        // Informers run on every replica: a follower's view is whole when it wins the election.
         sync.start(signal);
         o.onStarted?.(sync);
-        const heartbeat = new HeartbeatWriter({
-          kv,
-          identity,
-          intervalMs: o.heartbeatIntervalMs ?? 5_000,
-          currentAsOf: (now) => sync.currentAsOf(now),
-          behind: (since, now) => sync.behind(since, now),
-          flushed: () => sync.writer.flushed(),
-          logger: o.logger,
-          onResult: (result) => metrics?.heartbeats.inc({ result }),
+        // A follower is ready once its lists are in: it serves health and metrics, and can take over.
+        void sync.listedAll.then(() => ready?.set(true));
+        await whenLeading(o.leader, "state-plane writes", signal, async (term) => {
+          // What the bucket holds now (another leader may have written since this replica last
+          // looked), so unchanged objects are not rewritten and vanished ones are deleted.
+          const existing = await bucketEntries(kv, o.logger);
+          const heartbeat = new HeartbeatWriter({
+            kv,
+            identity,
+            intervalMs: o.heartbeatIntervalMs ?? 5_000,
+            currentAsOf: (now) => sync.currentAsOf(now),
+            behind: (since, now) => sync.behind(since, now),
+            flushed: () => sync.flushed(),
+            logger: o.logger,
+            onResult: (result) => metrics?.heartbeats.inc({ result }),
+          });
+          // Heartbeats begin with this term's meta.synced: the bucket is then this replica's view.
+          let beating: Promise<void> | undefined;
+          await sync.lead(term, existing, () => {
+            beating = heartbeat.start(term);
+          });
+          await beating;
+          await Promise.race([sync.flushed(), new Promise((r) => setTimeout(r, 2_000))]);
         });
-        // Heartbeats begin with meta.synced: before it, consumers do not act anyway.
-        let beating: Promise<void> | undefined;
-        void sync.synced.then(() => {
-          ready?.set(true);
-          if (!signal.aborted) beating = heartbeat.start(signal);
-        });
-        await abortedPromise(signal);
-        await beating;
-        await Promise.race([sync.writer.flushed(), new Promise((r) => setTimeout(r, 2_000))]);
       });
     },
   };
+}
+
+/** Every key the bucket holds with its value (the watcher's cache projects nothing). */
+async function bucketEntries(kv: StateBucket, logger: Logger): Promise<Array<[string, Uint8Array]>> {
+  const cache = new StateCache(kv, { logger });
+  await cache.start();
+  const out: Array<[string, Uint8Array]> = [];
+  for (const k of cache.keys()) {
+    const bytes = cache.getByKey(k)?.bytes;
+    if (bytes) out.push([k, bytes]);
+  }
+  cache.stop();
+  return out;
 }

@@ -3,13 +3,16 @@
 // After each complete list, keys of objects that no longer exist are deleted. `meta.synced` is
 // written once every resource has listed (or been reported missing) and those writes landed.
 //
-// Two replicas are safe without leader election: both compute the same snapshot from the same API
-// objects and write identical bytes, which consumers ignore (StateCache drops identical rewrites).
+// Every replica runs the informers and keeps each key's latest snapshot; only the elected leader
+// writes (`lead`, one term at a time). Two writers would double the puts and, lagging each other,
+// could put a node's older snapshot after a newer one; a follower that wins the election writes the
+// difference between its snapshots and the bucket at once, with no relist.
 import { encode, parseStateKey, stateKey, StateKinds, SyncMarker, type Codec, type StateKindName } from "@lockstep/contracts";
 import { StateWriter, type JetStreamPublisher } from "@lockstep/bus";
 import { Informer, metadataOnly, statusCode, type KubeConfigLike, type KubernetesObject } from "@lockstep/kube";
 import type { KV } from "@nats-io/kv";
 import { setMaxListeners } from "node:events";
+import { abortedPromise } from "@lockstep/runtime";
 import type { Logger } from "pino";
 import type { WatcherMetrics } from "../metrics.js";
 import { viewCurrentAsOf } from "./heartbeat.js";
@@ -23,15 +26,21 @@ export interface StateSyncOptions extends WatchSettings {
   metrics?: WatcherMetrics;
   /** Identity written into meta.synced. */
   identity: string;
-  /** Keys present in the bucket at start (from a StateCache), so unchanged values are not rewritten. */
-  existing?: Iterable<[string, Uint8Array]>;
   /** Puts through this publisher instead of the KV client (see StateWriterOptions.publisher). */
   publisher?: JetStreamPublisher;
   informer?: { minBackoffMs?: number; maxBackoffMs?: number; missingRetryMs?: number; watchTimeoutSeconds?: number };
 }
 
+/** A key's latest snapshot as this replica's informers see it. */
+interface Latest {
+  bytes: Uint8Array;
+  resourceVersion: string | undefined;
+}
+
 export class StateSync {
-  readonly writer: StateWriter;
+  /** The writer of the current term; undefined while this replica follows. */
+  private termWriter: StateWriter | undefined;
+  private readonly latest = new Map<string, Latest>();
   private readonly informers: Array<{ w: Watched; informer: Informer<KubernetesObject> }> = [];
   private readonly listed = new Set<string>();
   private readonly missing = new Set<string>();
@@ -40,18 +49,35 @@ export class StateSync {
    * neither hold back meta.synced nor make the heartbeat stale; looked for again with backoff.
    */
   private readonly forbidden = new Set<string>();
-  private syncedWritten = false;
   /** One protobuf writer for every snapshot (snapshot-encoder.ts). */
   private readonly encoder = new SnapshotEncoder();
-  private syncedResolve!: () => void;
-  /** Resolves once meta.synced has been written. */
-  readonly synced = new Promise<void>((r) => (this.syncedResolve = r));
+  private listedResolve!: () => void;
+  /** Resolves once every resource has listed (or been reported missing): this replica's view is whole. */
+  readonly listedAll = new Promise<void>((r) => (this.listedResolve = r));
 
-  constructor(private readonly o: StateSyncOptions) {
-    const m = o.metrics;
-    this.writer = new StateWriter(o.kv, {
-      logger: o.logger,
-      publisher: o.publisher,
+  constructor(private readonly o: StateSyncOptions) {}
+
+  /** The current term's writer (tests and benchmarks observe it); undefined while following. */
+  get writer(): StateWriter | undefined {
+    return this.termWriter;
+  }
+
+  /** Resolves once the current term's writes have landed (at once while following: nothing to land). */
+  flushed(): Promise<void> {
+    return this.termWriter?.flushed() ?? Promise.resolve();
+  }
+
+  /**
+   * One term of leadership: primes a writer with what the bucket holds (`existing`), writes every
+   * snapshot that differs and deletes what no listed resource has, writes meta.synced once the
+   * lists are complete, then keeps the bucket equal until `term` aborts. `onSynced` is told when
+   * meta.synced of this term has landed (the heartbeat may vouch from then on).
+   */
+  async lead(term: AbortSignal, existing: Iterable<[string, Uint8Array]>, onSynced?: () => void): Promise<void> {
+    const m = this.o.metrics;
+    const writer = new StateWriter(this.o.kv, {
+      logger: this.o.logger,
+      publisher: this.o.publisher,
       onWritten: (_key, op, since) => {
         m?.written.inc({ op });
         m?.lag.observe((Date.now() - since) / 1000);
@@ -59,7 +85,23 @@ export class StateSync {
       onSuppressed: () => m?.suppressed.inc(),
       onError: () => m?.errors.inc({ resource: "kv", stage: "write" }),
     });
-    if (o.existing) this.writer.prime(o.existing);
+    writer.prime(existing);
+    this.termWriter = writer;
+    try {
+      const now = Date.now();
+      for (const [key, v] of this.latest) writer.set(key, v.bytes, now);
+      for (const { w, informer } of this.informers) if (this.listed.has(w.name)) this.sweep(w, informer);
+      const listed = await Promise.race([this.listedAll.then(() => true), abortedPromise(term).then(() => false)]);
+      if (listed && !term.aborted) {
+        await this.writeSynced(writer, term);
+        if (!term.aborted) onSynced?.();
+      }
+      await abortedPromise(term);
+    } finally {
+      // A deposed leader stops here: nothing pending is written after its term ended.
+      writer.stop();
+      if (this.termWriter === writer) this.termWriter = undefined;
+    }
   }
 
   start(signal: AbortSignal): void {
@@ -70,8 +112,8 @@ export class StateSync {
         update: (obj) => this.apply(w, obj, "MODIFIED"),
         delete: (obj) => {
           this.o.metrics?.events.inc({ resource: w.name, type: "DELETED" });
-          this.writer.remove(keyFor(w, obj));
-          if (w.derived) this.writer.remove(derivedKeyFor({ ...w, derived: w.derived }, obj as never));
+          this.forget(keyFor(w, obj));
+          if (w.derived) this.forget(derivedKeyFor({ ...w, derived: w.derived }, obj as never));
         },
         listed: ({ initial, count }) => {
           this.o.metrics?.relists.inc({ resource: w.name });
@@ -80,12 +122,12 @@ export class StateSync {
           this.missing.delete(w.name);
           this.forbidden.delete(w.name);
           this.listed.add(w.name);
-          void this.maybeSynced();
+          this.maybeListedAll();
         },
         missing: () => {
           if (!this.missing.has(w.name)) this.o.logger.warn({ resource: w.name }, "resource not served by the API server; skipped");
           this.missing.add(w.name);
-          void this.maybeSynced();
+          this.maybeListedAll();
         },
         error: (err) => {
           this.o.metrics?.errors.inc({ resource: w.name, stage: "watch" });
@@ -93,13 +135,24 @@ export class StateSync {
           if (!this.forbidden.has(w.name)) this.o.logger.warn({ resource: w.name }, "not permitted to list a disruptor's objects; their node signals are skipped until permitted");
           this.forbidden.add(w.name);
           this.missing.add(w.name);
-          void this.maybeSynced();
+          this.maybeListedAll();
         },
       }, { namespace: w.namespace, fieldSelector: w.fieldSelector, logger: this.o.logger, keep: metadataOnly, ...this.o.informer });
       this.informers.push({ w, informer });
       informer.start(signal);
     }
-    signal.addEventListener("abort", () => this.writer.stop(), { once: true });
+  }
+
+  /** Records a key's snapshot, and writes it while leading. */
+  private remember(key: string, bytes: Uint8Array, since: number): void {
+    this.latest.set(key, { bytes, resourceVersion: undefined });
+    this.termWriter?.set(key, bytes, since);
+  }
+
+  /** Forgets a key (its object is gone or says nothing now), and deletes it while leading. */
+  private forget(key: string, since = Date.now()): void {
+    this.latest.delete(key);
+    this.termWriter?.remove(key, since);
   }
 
   private apply(w: Watched, obj: KubernetesObject, type: string): void {
@@ -117,25 +170,25 @@ export class StateSync {
       // Bad data never stops the watcher: the object is reported and left out of the state plane.
       this.o.metrics?.errors.inc({ resource: w.name, stage: "normalize" });
       this.o.logger.warn({ resource: w.name, name: obj.metadata?.name, namespace: obj.metadata?.namespace, err: (err as Error).message }, "skipping malformed object");
-      this.writer.remove(key, since);
-      if (derivedKey !== undefined) this.writer.remove(derivedKey, since);
+      this.forget(key, since);
+      if (derivedKey !== undefined) this.forget(derivedKey, since);
       return;
     }
     // No snapshot: the object signals nothing now (a Machine not being deleted).
-    if (bytes === undefined) this.writer.remove(key, since);
-    else this.writer.set(key, bytes, since);
+    if (bytes === undefined) this.forget(key, since);
+    else this.remember(key, bytes, since);
     if (w.derived && derivedKey !== undefined) this.applyDerived(w, w.derived, derivedKey, obj, value, since);
   }
 
   private applyDerived(w: Watched, d: NonNullable<Watched["derived"]>, key: string, obj: KubernetesObject, primary: unknown, since: number): void {
     try {
       const value = d.normalize(obj as never, primary);
-      if (value === undefined) this.writer.remove(key, since);
-      else this.writer.set(key, this.encoder.encode(StateKinds[d.kind].codec as Codec<unknown>, value), since);
+      if (value === undefined) this.forget(key, since);
+      else this.remember(key, this.encoder.encode(StateKinds[d.kind].codec as Codec<unknown>, value), since);
     } catch (err) {
       this.o.metrics?.errors.inc({ resource: w.name, stage: "normalize" });
       this.o.logger.warn({ resource: w.name, name: obj.metadata?.name, err: (err as Error).message }, "skipping malformed derived snapshot");
-      this.writer.remove(key, since);
+      this.forget(key, since);
     }
   }
 
@@ -152,33 +205,42 @@ export class StateSync {
     return this.informers.filter(({ w, informer }) => !this.forbidden.has(w.name) && (informer.currentAsOf(now) ?? -Infinity) < since).map(({ w }) => w.name);
   }
 
-  /** Deletes keys this resource owns whose objects are not in the informer's cache. */
+  /**
+   * Deletes keys this resource owns whose objects are not in the informer's cache: from this
+   * replica's snapshots, and from the bucket while leading (it may hold keys another leader wrote).
+   */
   private sweep(w: Watched, informer: Informer<KubernetesObject>): void {
     const live = new Set(informer.list().map((o) => keyFor(w, o as never)));
     const derived = w.derived;
     const liveDerived = derived ? new Set(informer.list().map((o) => derivedKeyFor({ ...w, derived }, o as never))) : undefined;
-    for (const key of this.writer.keys()) {
+    const keys = new Set(this.latest.keys());
+    if (this.termWriter) for (const k of this.termWriter.keys()) keys.add(k);
+    for (const key of keys) {
       const parsed = parseStateKey(key);
       if (!parsed) continue;
-      if (ownsKey(w, parsed, this.o) && !live.has(key)) this.writer.remove(key);
-      else if (liveDerived && ownsDerivedKey(w, parsed) && !liveDerived.has(key)) this.writer.remove(key);
+      if (ownsKey(w, parsed, this.o) && !live.has(key)) this.forget(key);
+      else if (liveDerived && ownsDerivedKey(w, parsed) && !liveDerived.has(key)) this.forget(key);
     }
   }
 
-  private async maybeSynced(): Promise<void> {
-    if (this.syncedWritten) return;
+  private maybeListedAll(): void {
     const pending = this.informers.filter(({ w }) => !this.listed.has(w.name) && !this.missing.has(w.name));
     if (pending.length > 0 || this.informers.length === 0) return;
-    this.syncedWritten = true;
-    await this.writer.flushed();
+    this.listedResolve();
+  }
+
+  /** meta.synced for this term, once the term's writes of the complete lists have landed. */
+  private async writeSynced(writer: StateWriter, term: AbortSignal): Promise<void> {
+    await writer.flushed();
+    if (term.aborted) return;
     const kinds = new Set<StateKindName>();
     const skipped = new Set<StateKindName>();
     for (const { w } of this.informers) (this.listed.has(w.name) ? kinds : skipped).add(w.kind);
     for (const k of kinds) skipped.delete(k);
     const marker = SyncMarker.fromPartial({ syncedAt: new Date(), writer: this.o.identity, kinds: [...kinds].sort(), skippedKinds: [...skipped].sort() });
-    this.writer.set(stateKey("meta", "synced"), encode(SyncMarker, marker));
-    await this.writer.flushed();
-    this.o.logger.info({ kinds: marker.kinds, skipped: marker.skippedKinds }, "state plane synced");
-    this.syncedResolve();
+    writer.set(stateKey("meta", "synced"), encode(SyncMarker, marker));
+    await writer.flushed();
+    if (!term.aborted) this.o.logger.info({ kinds: marker.kinds, skipped: marker.skippedKinds }, "state plane synced");
   }
+
 }
