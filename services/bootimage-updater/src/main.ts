@@ -10,13 +10,14 @@ import { bootImageUpdater } from "./runnable.js";
 await runService({
   name: "bootimage-updater",
   config: bootImageUpdaterConfigSchema,
-  async wire({ config, logger, registry, readiness, bus }) {
+  async wire({ config, logger, registry, readiness, bus, leader }) {
     const { runnable, updater } = bootImageUpdater({
       kc: await loadKubeAccess(config.KUBECONFIG),
       bus: bus(),
       logger,
       registry,
       readiness,
+      leader,
       stateMaxAgeMs: config.STATE_MAX_AGE,
       settings: {
         bootImagesNamespace: config.BOOTIMAGES_NAMESPACE,

@@ -1,11 +1,12 @@
 // The bootimage-updater as a Runnable (the skeleton's state-plane consumer): once the watcher's
-// meta.synced is seen, one full pass per (coalesced) relevant change until stopped.
+// meta.synced is seen, one full pass per (coalesced) relevant change until stopped. Every replica
+// keeps the view and answers previews; only the leader's passes write.
 import { EventPublisher, type BusConnectionOptions, type StateCache } from "@lockstep/bus";
 import { Events, type StateKindName } from "@lockstep/contracts";
 import type { KubeConfigLike } from "@lockstep/kube";
 import { WorkQueue } from "@lockstep/reconcile";
 import { describeStaleness, observeWorkQueue, type createMetricsRegistry, type Readiness, type Runnable, type StateFreshness } from "@lockstep/runtime";
-import { stateConsumer } from "@lockstep/skeleton";
+import { stateConsumer, type LeaderGate } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import type { PlannedEvent } from "./updater/events.js";
 import { kubeWriter, type BootImageWriter } from "./updater/kube-writer.js";
@@ -23,6 +24,8 @@ export interface BootImageUpdaterOptions {
   readiness?: Readiness;
   /** How old the state plane may be before passes are held (STATE_MAX_AGE). Default 15 s. */
   stateMaxAgeMs?: number;
+  /** Which replica patches MachineSets and writes status; none: this one (one replica). */
+  leader?: LeaderGate;
   /** Replaces the Kubernetes writer (benchmarks). */
   writer?: BootImageWriter;
   onPass?: UpdaterOptions["onPass"];
@@ -71,6 +74,7 @@ export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHa
       const f = freshness?.current();
       return f && !f.fresh ? describeStaleness(f) : undefined;
     },
+    leading: () => o.leader?.isLeader() ?? true,
   });
   const queue = new WorkQueue(() => updater.reconcile(), {
     name: "bootimages",
@@ -78,6 +82,8 @@ export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHa
     onTerminalError: (key, err) => o.logger.error({ key, err }, "boot image pass failed terminally"),
   });
   if (o.registry) observeWorkQueue(o.registry, queue);
+  // A new leader runs a pass at once: its view is warm, and the previous leader may have stopped mid-pass.
+  o.leader?.onChange((leading) => leading && updater.isSynced && queue.add(PASS_KEY));
   const runnable = stateConsumer({
     name: "bootimage-updater",
     bus: o.bus,

@@ -19,7 +19,7 @@ await runService({
   name: "lease-coordinator",
   config: leaseCoordinatorConfigSchema,
   logFields: (config) => ({ replica: coordinatorId(config) }),
-  async wire({ config, logger, registry, readiness, bus }) {
+  async wire({ config, logger, registry, readiness, bus, leader }) {
     // Without client-node's module graph (~70 MiB) unless the kubeconfig needs it (YAML, exec plugins).
     const kc = await loadKubeAccess(config.KUBECONFIG);
     const authMode = authModeOf(config);
@@ -33,6 +33,7 @@ await runService({
       logger,
       readiness,
       registry,
+      leader,
       stateMaxAgeMs: config.STATE_MAX_AGE,
       sweepIntervalMs: config.SWEEP_INTERVAL,
       budgetResyncMs: config.BUDGET_RESYNC,

@@ -1,12 +1,12 @@
 // The lease-coordinator as a Runnable (the skeleton's state-plane consumer) plus its LeaseService
 // implementation: once the watcher's meta.synced is seen, serve; sweep for expiry; keep budget
-// status true.
+// status true (the leader only, with the lease adapters).
 import { EventPublisher, type BusConnectionOptions, type StateProjections } from "@lockstep/bus";
 import { Events, type LeaseServiceServer, type LeaseState } from "@lockstep/contracts";
 import type { KubeConfigLike } from "@lockstep/kube";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
 import { abortedPromise, describeStaleness, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
-import { stateConsumer } from "@lockstep/skeleton";
+import { stateConsumer, type LeaderGate } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import { AdapterReconciler } from "./adapters/reconciler.js";
 import type { AdapterName } from "./adapters/plan.js";
@@ -52,6 +52,12 @@ export interface LeaseCoordinatorOptions {
   clock?: () => number;
   /** Lease adapters (adapters/): other disruptors' node signals recorded as leases. Absent: off. */
   adapters?: { enabled: readonly AdapterName[]; durationSeconds: number; resyncMs?: number };
+  /**
+   * Which replica runs the lease adapters and writes DisruptionBudget status; none: this one (one
+   * replica). Every replica serves the LeaseService and the webhook: each grant is a CAS on the node's
+   * Lease, so replicas cannot both win.
+   */
+  leader?: LeaderGate;
   /** Called once the coordinator serves (tests and benchmarks observe it). */
   onStarted?(coordinator: Coordinator, index: LeaseIndex): void;
 }
@@ -73,6 +79,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
   let index: LeaseIndex | undefined;
   const { logger, policy } = o;
   const clock = o.clock ?? Date.now;
+  const leading = () => o.leader?.isLeader() ?? true;
   const service = leaseService({ coordinator: () => coordinator, index: () => index, auth: o.auth, logger });
   let holdOf: LeaseCoordinator["holdOf"] = () => STARTING;
   let auditBreakGlass: LeaseCoordinator["auditBreakGlass"] = (node, message) => logger.warn({ node, message }, "break-glass not published: the coordinator is not serving");
@@ -143,7 +150,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       const queue = (budgets = new WorkQueue(
         async (name) => {
           const budget = cache.get("disruptionBudget", name);
-          if (!budget) return;
+          if (!budget || !leading()) return;
           // A status computed from a stale view could say a budget has room it no longer has:
           // held as last written; every budget is evaluated again once the view is fresh.
           if (!freshness.fresh) return;
@@ -171,14 +178,14 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       cache.onChange((ch) => {
         if (ch.parsed.kind === "meta") return;
         if (ch.parsed.kind === "nodeSignal") {
-          adapters?.soon();
+          if (leading()) adapters?.soon();
           return;
         }
         if (ch.parsed.kind === "lease") {
           idx.fromPlane(ch.parsed.namespace ?? "", ch.parsed.name, ch.op === "put" ? (ch.value as LeaseState) : undefined);
           if (index) budgetsSoon();
           // A refused adapted lease may be recordable now.
-          adapters?.leaseChanged(ch.op === "put" ? (ch.value as LeaseState).holderIdentity : undefined);
+          if (leading()) adapters?.leaseChanged(ch.op === "put" ? (ch.value as LeaseState).holderIdentity : undefined);
           return;
         }
         const touched = tracker.apply({ kind: ch.parsed.kind, name: ch.parsed.name, value: ch.op === "put" ? ch.value : undefined } as ClusterChange);
@@ -216,10 +223,16 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
             clock,
           });
           logger.info({ adapters: [...enabled], durationSeconds: o.adapters.durationSeconds }, "lease adapters on");
-          void adapters.trigger();
-          timers.push(setInterval(() => void adapters?.trigger(), o.adapters.resyncMs ?? 10_000));
+          if (leading()) void adapters.trigger();
+          timers.push(setInterval(() => leading() && void adapters?.trigger(), o.adapters.resyncMs ?? 10_000));
         }
         timers.push(setInterval(allBudgets, o.budgetResyncMs ?? 30_000));
+        // A new leader records the disruptors' signals and budget statuses at once.
+        o.leader?.onChange((now) => {
+          if (!now || signal.aborted) return;
+          void adapters?.trigger();
+          allBudgets();
+        });
         await abortedPromise(signal);
       } finally {
         await stopServing();

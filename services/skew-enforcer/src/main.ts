@@ -10,13 +10,14 @@ import { skewEnforcer } from "./runnable.js";
 await runService({
   name: "skew-enforcer",
   config: skewEnforcerConfigSchema,
-  async wire({ config, logger, registry, readiness, bus }) {
+  async wire({ config, logger, registry, readiness, bus, leader }) {
     const { runnable, enforcer } = skewEnforcer({
       kc: await loadKubeAccess(config.KUBECONFIG),
       bus: bus(),
       logger,
       registry,
       readiness,
+      leader,
       settings: skewSettingsFromConfig(config),
       namespace: config.LOCKSTEP_NAMESPACE,
       operatorVersion: config.OPERATOR_VERSION,

@@ -1,11 +1,12 @@
 // The skew-enforcer as a Runnable (the skeleton's state-plane consumer): the view from the state
 // plane, ClusterOperator `lockstep` on the API server, facts on the event stream; on every relevant
-// change the single key "cluster" is reconciled by the pure core (enforcer/enforcer.ts).
+// change the single key "cluster" is reconciled by the pure core (enforcer/enforcer.ts). Every
+// replica keeps the view and answers SkewService; only the leader writes and publishes.
 import type { BusConnectionOptions } from "@lockstep/bus";
 import type { KubeConfigLike } from "@lockstep/kube";
 import { WorkQueue } from "@lockstep/reconcile";
 import { describeStaleSince, observeWorkQueue, type Readiness, type Runnable, type StateFreshness } from "@lockstep/runtime";
-import { stateConsumer } from "@lockstep/skeleton";
+import { stateConsumer, type LeaderGate } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { ClusterOperatorWriter } from "./enforcer/cluster-operator-writer.js";
@@ -36,6 +37,8 @@ export interface SkewEnforcerRunnableOptions {
   stateMaxAgeMs?: number;
   /** Event source name. Default "skew-enforcer". */
   source?: string;
+  /** Which replica writes the ClusterOperator and publishes facts; none: this one (one replica). */
+  leader?: LeaderGate;
   now?: () => Date;
 }
 
@@ -81,8 +84,11 @@ export function skewEnforcer(o: SkewEnforcerRunnableOptions): SkewEnforcerHandle
       return f && !f.fresh ? describeStaleSince(f, now().getTime()) : undefined;
     },
     requeue: () => queue.add(CLUSTER_KEY),
+    leading: () => o.leader?.isLeader() ?? true,
     now,
   });
+  // A new leader converges at once (its view is warm; the previous leader may have left work undone).
+  o.leader?.onChange((leading) => leading && queue.add(CLUSTER_KEY));
   const runnable = stateConsumer({
     name: "skew-enforcer",
     bus: o.bus,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Wiring only (the skeleton runs it): the aggregator fed from the state plane, UpdateStatusService
-// and DisruptionService on one gRPC server, and the two optional writers.
+// and DisruptionService on one gRPC server, and the two optional writers (on the leader only).
 import { DisruptionServiceService } from "@lockstep/contracts";
 import { loadPolicyManifests } from "@lockstep/disruption";
 import { runService } from "@lockstep/skeleton";
@@ -15,7 +15,7 @@ import { aggregatorRunnable } from "./runnable.js";
 await runService({
   name: "status-aggregator",
   config: aggregatorConfigSchema,
-  async wire({ config, logger, registry, readiness, bus }) {
+  async wire({ config, logger, registry, readiness, bus, leader }) {
     const aggregator = new Aggregator({
       logger,
       debounceMs: config.DEBOUNCE_MS,
@@ -38,6 +38,7 @@ await runService({
             kc: await (await import("@lockstep/kube")).loadKubeAccess(config.KUBECONFIG),
             bus: bus("policies"),
             logger,
+            leader,
           }),
         ]
       : [];
@@ -49,6 +50,7 @@ await runService({
             aggregator,
             kc: await (await import("@lockstep/kube")).loadKubeAccess(config.KUBECONFIG),
             logger,
+            leader,
             registry,
             writesPerSecond: config.UPDATE_API_WRITES_PER_SECOND,
             writeBurst: config.UPDATE_API_WRITE_BURST,

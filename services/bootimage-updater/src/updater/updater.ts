@@ -79,6 +79,11 @@ export interface UpdaterOptions {
   readonly onPass?: (report: PassReport) => void;
   /** Why the state plane is too old to act on (undefined: fresh); see reconcile. */
   readonly staleness?: () => string | undefined;
+  /**
+   * Whether this replica is the one writer (leader election); default always. A follower answers
+   * previews from its view but patches nothing and writes no status.
+   */
+  readonly leading?: () => boolean;
 }
 
 export interface PassReport {
@@ -212,6 +217,7 @@ export class BootImageUpdater {
     const s = this.o.settings;
     const log = this.o.logger;
     const reason = this.reason;
+    if (!(this.o.leading?.() ?? true)) return;
     const view = this.view();
     // Fail closed: no MachineSet patch (and no status write) from a view nobody vouches for. A
     // MachineSet changed or deleted since, or a newer release's images, would be invisible to it;
@@ -256,6 +262,8 @@ export class BootImageUpdater {
         continue;
       }
       this.stale.delete(key);
+      // Deposed mid-pass: the new leader plans again from its own view.
+      if (!(this.o.leading?.() ?? true)) return;
       if (d.templateUpdate || !d.patch || Object.keys(d.patch).length === 0) {
         rewritten = true;
         decisions.push({ ...d, action: "error", reason: `vSphere template ${d.templateUpdate?.templateName ?? ""} must be re-imported, which needs vCenter access this updater does not have` });

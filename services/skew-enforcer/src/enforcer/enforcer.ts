@@ -72,6 +72,11 @@ export interface SkewEnforcerOptions {
   staleness?: () => string | undefined;
   /** Asks for another reconcile at once (a refused write is then reported as Degraded). */
   requeue: () => void;
+  /**
+   * Whether this replica is the one writer (leader election); default always. A follower evaluates
+   * for its gRPC answers but writes no status and publishes no fact.
+   */
+  leading?: () => boolean;
   now?: () => Date;
 }
 
@@ -99,6 +104,10 @@ export class SkewEnforcer {
 
   constructor(private readonly o: SkewEnforcerOptions) {
     this.now = o.now ?? (() => new Date());
+  }
+
+  private leading(): boolean {
+    return this.o.leading?.() ?? true;
   }
 
   get synced(): boolean {
@@ -153,14 +162,15 @@ export class SkewEnforcer {
 
   async reconcile(): Promise<ReconcileResult> {
     const state = this.state;
-    if (!state) return;
+    if (!state || !this.leading()) return;
     // Fail closed on a stale view (skew/stale.ts): Upgradeable=False (StateStale), every other
     // condition held, and no facts: update.completed from a view nobody vouches for could be false.
     const stale = this.o.staleness?.();
     const e = stale === undefined ? this.evaluate() : staleEvaluation(this.evaluate(), stale);
     this.observe(e);
     await this.convergeClusterOperator(e, state, stale !== undefined);
-    if (stale === undefined) await this.publishFacts(e);
+    // Leadership may have ended during the write: a deposed leader publishes nothing more.
+    if (stale === undefined && this.leading()) await this.publishFacts(e);
     else this.o.logger.warn({ why: stale }, "state plane stale; upgrades blocked, facts held");
     return { requeueAfter: this.o.resyncMs ?? DEFAULT_RESYNC_MS };
   }

@@ -2,6 +2,7 @@
 // second copy of the state plane at 10,000 nodes) and starts writing once the view is synced.
 import type { KubeConfigLike } from "@lockstep/kube";
 import type { Runnable } from "@lockstep/runtime";
+import { whenLeading, type LeaderGate } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { Aggregator } from "../aggregator/aggregator.js";
@@ -67,6 +68,8 @@ export interface UpdateApiRunnableOptions {
   registry?: Registry;
   /** Extra hooks (tests); the metrics hooks come from `registry`. */
   hooks?: WriterHooks;
+  /** Which replica writes; none: this one (one replica). */
+  leader?: LeaderGate;
   /** Receives the writer once created (tests, the bench). */
   onWriter?: (writer: UpdateApiWriter) => void;
 }
@@ -75,26 +78,33 @@ export function updateApiRunnable(o: UpdateApiRunnableOptions): Runnable {
   return {
     name: "update-status-api",
     async start(signal) {
-      const writer = new UpdateApiWriter({
-        api: insightApi(o.kc),
-        source: aggregatorSource(o.aggregator),
-        logger: o.logger,
-        writesPerSecond: o.writesPerSecond,
-        writeBurst: o.writeBurst,
-        refreshMs: o.refreshMs,
-        resyncMs: o.resyncMs,
-        hooks: combineHooks(o.registry ? writerMetrics(o.registry) : undefined, o.hooks),
-      });
-      o.onWriter?.(writer);
-      // `lockstep status` says when (and why) nothing is written.
-      const off = o.aggregator.addInsightSource(() => (writer.checked ? modeInsights(writer.mode, CRD_NAMES) : []));
-      while (!o.aggregator.synced && !signal.aborted) await new Promise((r) => setTimeout(r, 100));
-      try {
-        if (signal.aborted) return;
-        await writer.run(signal);
-      } finally {
-        off();
-      }
+      // Created once: a second term must not register the metrics again.
+      const hooks = combineHooks(o.registry ? writerMetrics(o.registry) : undefined, o.hooks);
+      // Only the leader writes the Update Status objects; every replica keeps the view they come from.
+      await whenLeading(o.leader, "update-status-api", signal, (term) => writeWhileLeading(o, hooks, term));
     },
   };
+}
+
+async function writeWhileLeading(o: UpdateApiRunnableOptions, hooks: WriterHooks | undefined, signal: AbortSignal): Promise<void> {
+  const writer = new UpdateApiWriter({
+    api: insightApi(o.kc),
+    source: aggregatorSource(o.aggregator),
+    logger: o.logger,
+    writesPerSecond: o.writesPerSecond,
+    writeBurst: o.writeBurst,
+    refreshMs: o.refreshMs,
+    resyncMs: o.resyncMs,
+    hooks,
+  });
+  o.onWriter?.(writer);
+  // `lockstep status` says when (and why) nothing is written.
+  const off = o.aggregator.addInsightSource(() => (writer.checked ? modeInsights(writer.mode, CRD_NAMES) : []));
+  while (!o.aggregator.synced && !signal.aborted) await new Promise((r) => setTimeout(r, 100));
+  try {
+    if (signal.aborted) return;
+    await writer.run(signal);
+  } finally {
+    off();
+  }
 }
