@@ -185,6 +185,8 @@ describe("values.schema.json", () => {
     ["a duration without a unit", { global: { leaderElection: { leaseDuration: "15" } } }],
     ["an unknown leaderElection key", { watcher: { leaderElection: { leaseDurationSeconds: 15 } } }],
     ["an unknown whenUnsatisfiable", { global: { topologySpread: { zone: { whenUnsatisfiable: "Maybe" } } } }],
+    ["a PDB allowing no disruption (maxUnavailable 0)", { watcher: { pdb: { enabled: true, maxUnavailable: 0 } } }],
+    ["a PDB allowing no disruption (maxUnavailable 0%)", { skewEnforcer: { pdb: { enabled: true, maxUnavailable: "0%" } } }],
   ])("rejects %s", (_what, user) => {
     expect(schemaErrors(chartDir, coalesce(defaults, user as Values)).length).toBeGreaterThan(0);
     expect(() => render(user as Values)).toThrow(ValuesSchemaError);
@@ -225,6 +227,16 @@ describe("helm template fails with a clear message", () => {
     ],
   ])("%s", (_what, values, message) => {
     expect(() => render(values as Values)).toThrow(message);
+  });
+
+  it.each([
+    ["Lockstep's own lease namespace", "lockstep-leases", {}],
+    ["a default foreign lease namespace", "medik8s-leases", {}],
+    ["a configured foreign lease namespace", "infra-maintenance", { global: { leases: { foreign: [{ namespace: "infra-maintenance", naming: "node" }] } } }],
+  ])("a release namespace that is also %s (election Leases would pass for node leases)", (_what, namespace, values) => {
+    expect(() => render(values as Values, { namespace })).toThrow(
+      new RegExp(`the release namespace ${namespace} is also a node lease namespace \\(global\\.leases\\): the election Lease lockstep-[a-z-]+ would be read as a node's lease`),
+    );
   });
 
   it("and renders timings that keep the rules, in any unit", () => {

@@ -342,6 +342,17 @@ acquiring try).
 {{- $key := (index (fromYaml (include "lockstep.serviceTable" .root)) .name).key }}
 {{- $where := printf "leader election of the %s (%s.leaderElection over global.leaderElection)" .name $key }}
 {{- if $le.enabled }}
+{{- /*
+The election Leases live in the release namespace; node-maintenance Leases are read from the lease
+namespaces. Sharing one would show lockstep-<service> as a node's lease and let every service
+create node leases (create on leases cannot be limited by name).
+*/}}
+{{- $l := .root.Values.global.leases }}
+{{- $leaseNs := list $l.namespace }}
+{{- if $l.foreign }}{{ range $l.foreign }}{{ $leaseNs = append $leaseNs .namespace }}{{ end }}{{ else }}{{ $leaseNs = concat $leaseNs (list "medik8s-leases" "kube-node-maintenance") }}{{ end }}
+{{- if has .root.Release.Namespace $leaseNs }}
+{{- fail (printf "%s: the release namespace %s is also a node lease namespace (global.leases): the election Lease lockstep-%s would be read as a node's lease and every service could create node leases there. Install Lockstep in a namespace of its own" $where .root.Release.Namespace .name) }}
+{{- end }}
 {{- $lease := include "lockstep.durationMs" $le.leaseDuration | atoi }}
 {{- $renew := include "lockstep.durationMs" $le.renewDeadline | atoi }}
 {{- $retry := include "lockstep.durationMs" $le.retryPeriod | atoi }}
