@@ -221,6 +221,11 @@ describe("helm template fails with a clear message", () => {
       /HEARTBEAT_INTERVAL \(7500ms\) \+ leaseDuration \(6s\) \+ 2 x retryPeriod \(1s\), is longer than global\.stateMaxAge \(15s\)/,
     ],
     [
+      "a watcher failover longer than stateMaxAge with a fractional HEARTBEAT_INTERVAL",
+      { watcher: { extraEnv: [{ name: "HEARTBEAT_INTERVAL", value: "7.5s" }] } },
+      /HEARTBEAT_INTERVAL \(7\.5s\) \+ leaseDuration \(6s\) \+ 2 x retryPeriod \(1s\), is longer than global\.stateMaxAge \(15s\)/,
+    ],
+    [
       "leader election off with two replicas",
       { skewEnforcer: { leaderElection: { enabled: false } } },
       /leader election of the skew-enforcer \(skewEnforcer\.leaderElection over global\.leaderElection\) is off with skewEnforcer\.replicas 2: every replica would write/,
@@ -243,5 +248,7 @@ describe("helm template fails with a clear message", () => {
     const ms = render({ global: { leaderElection: { leaseDuration: "1m30s", renewDeadline: "1m", retryPeriod: "500ms" } }, watcher: { leaderElection: { retryPeriod: "1500ms" } } });
     expect(envOf(ms, "skew-enforcer")).toMatchObject({ LEADER_ELECTION_LEASE_DURATION: "1m30s", LEADER_ELECTION_RETRY_PERIOD: "500ms" });
     expect(envOf(ms, "watcher")).toMatchObject({ LEADER_ELECTION_RETRY_PERIOD: "1500ms" });
+    // 7s + 6s + 2 x 1s = stateMaxAge: fits; so does a fractional interval well inside it.
+    for (const value of ["7s", "2.5s"]) expect(() => render({ watcher: { extraEnv: [{ name: "HEARTBEAT_INTERVAL", value }] } })).not.toThrow();
   });
 });

@@ -305,15 +305,18 @@ certificate), as a YAML list. Takes the root context.
 {{- end }}
 {{- end }}
 
-{{/* A duration of the schema's form ("15s", "1m30s", "500ms") in milliseconds. */}}
+{{/*
+A Go-style duration ("15s", "1m30s", "500ms", "1.5s"; the services' parseDuration) in whole
+milliseconds.
+*/}}
 {{- define "lockstep.durationMs" -}}
-{{- $total := 0 -}}
-{{- range regexFindAll "[0-9]+(ms|h|m|s)" . -1 -}}
-{{- $n := regexFind "^[0-9]+" . | atoi -}}
+{{- $total := 0.0 -}}
+{{- range regexFindAll "[0-9]+(\\.[0-9]+)?(ms|h|m|s|d)" . -1 -}}
+{{- $n := regexFind "^[0-9.]+" . | float64 -}}
 {{- $unit := regexFind "[a-z]+$" . -}}
-{{- $total = add $total (mul $n (get (dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000) $unit)) -}}
+{{- $total = addf $total (mulf $n (get (dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000 "d" 86400000) $unit)) -}}
 {{- end -}}
-{{- $total -}}
+{{- $total | floor | int -}}
 {{- end }}
 
 {{/* Name of a service's leader-election Lease (in the release namespace); the services use the same. */}}
