@@ -333,7 +333,8 @@ leader gives up before another replica may take the Lease over) and longer than 
 failover must also fit inside STATE_MAX_AGE, or every consumer calls the state plane stale during
 it: the last heartbeat, one HEARTBEAT_INTERVAL (default 5s) before the leader dies, then
 leaseDuration and two retry periods (the follower's observation of the last renewal and its
-acquiring try).
+acquiring try). Also fails when the release namespace is a node lease namespace, and when leader
+election is off with more than one replica.
 */}}
 {{- define "lockstep.leaderElection" -}}
 {{- $g := .root.Values.global.leaderElection -}}
