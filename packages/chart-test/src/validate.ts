@@ -37,6 +37,10 @@ const FIELDS: Record<string, string[]> = {
   podSpec: [
     "serviceAccountName", "automountServiceAccountToken", "enableServiceLinks", "imagePullSecrets", "securityContext",
     "terminationGracePeriodSeconds", "containers", "volumes", "nodeSelector", "tolerations", "affinity",
+    "topologySpreadConstraints",
+  ],
+  topologySpreadConstraint: [
+    "maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "matchLabelKeys", "minDomains", "nodeAffinityPolicy", "nodeTaintsPolicy",
   ],
   container: [
     "name", "image", "imagePullPolicy", "command", "args", "ports", "env", "livenessProbe", "readinessProbe",
@@ -49,7 +53,7 @@ const FIELDS: Record<string, string[]> = {
   volumeMount: ["name", "mountPath", "readOnly", "subPath"],
   "Service.spec": ["type", "selector", "ports"],
   servicePort: ["name", "port", "targetPort", "protocol", "appProtocol"],
-  "PodDisruptionBudget.spec": ["maxUnavailable", "minAvailable", "selector"],
+  "PodDisruptionBudget.spec": ["maxUnavailable", "minAvailable", "selector", "unhealthyPodEvictionPolicy"],
   "NetworkPolicy.spec": ["podSelector", "policyTypes", "ingress", "egress"],
   policyRule: ["apiGroups", "resources", "resourceNames", "verbs"],
 };
@@ -127,6 +131,15 @@ export function validateManifests(manifests: Manifest[]): string[] {
     const sa = pod?.serviceAccountName;
     if (!manifests.some((m) => m.kind === "ServiceAccount" && m.metadata.name === sa && m.metadata.namespace === d.metadata.namespace))
       add(d, `service account ${String(sa)} is not rendered`);
+    // A spread whose selector misses the Deployment's own pods spreads nothing.
+    arr(pod?.topologySpreadConstraints).forEach((t, i) => {
+      const tp = `topologySpreadConstraints[${i}]`;
+      keys(d, t, "topologySpreadConstraint", tp);
+      if (!Number.isInteger(t.maxSkew) || (t.maxSkew as number) < 1) add(d, `${tp}: maxSkew must be a positive integer`);
+      if (typeof t.topologyKey !== "string" || t.topologyKey === "") add(d, `${tp}: topologyKey missing`);
+      if (t.whenUnsatisfiable !== "ScheduleAnyway" && t.whenUnsatisfiable !== "DoNotSchedule") add(d, `${tp}: whenUnsatisfiable must be ScheduleAnyway or DoNotSchedule`);
+      if (!matches((t.labelSelector as Obj)?.matchLabels as Obj, labels)) add(d, `${tp}: labelSelector does not match the pod template labels`);
+    });
     const volumes = arr(pod?.volumes);
     volumes.forEach((v, i) => keys(d, v, "volume", `volumes[${i}]`));
     const volumeNames = new Set(volumes.map((v) => v.name));

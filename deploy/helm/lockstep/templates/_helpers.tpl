@@ -62,8 +62,29 @@ app.kubernetes.io/component: {{ .name }}
   value: {{ .svc.httpPort | quote }}
 - name: GRPC_PORT
   value: {{ .svc.grpcPort | quote }}
+- name: POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: POD_NAMESPACE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
 - name: NATS_URL
   value: {{ required "global.nats.url is required" $g.nats.url | quote }}
+- name: NATS_REPLICAS
+  value: {{ $g.nats.replicas | quote }}
+{{- $le := include "lockstep.leaderElection" . | fromJson }}
+- name: LEADER_ELECTION
+  value: {{ $le.enabled | quote }}
+- name: LEADER_ELECTION_NAMESPACE
+  value: {{ .root.Release.Namespace | quote }}
+- name: LEADER_ELECTION_LEASE_DURATION
+  value: {{ $le.leaseDuration | quote }}
+- name: LEADER_ELECTION_RENEW_DEADLINE
+  value: {{ $le.renewDeadline | quote }}
+- name: LEADER_ELECTION_RETRY_PERIOD
+  value: {{ $le.retryPeriod | quote }}
 {{- if eq $g.nats.auth.mode "userPassword" }}
 - name: NATS_USER
   value: {{ printf "%s%s" $g.nats.auth.userPrefix .name | quote }}
@@ -281,5 +302,155 @@ certificate), as a YAML list. Takes the root context.
 - {{ printf "%s.%s" $host $ns }}
 - {{ printf "%s.%s.svc" $host $ns }}
 - {{ printf "%s.%s.svc.%s" $host $ns $domain }}
+{{- end }}
+{{- end }}
+
+{{/*
+A Go-style duration ("15s", "1m30s", "500ms", "1.5s"; the services' parseDuration) in whole
+milliseconds.
+*/}}
+{{- define "lockstep.durationMs" -}}
+{{- $total := 0.0 -}}
+{{- range regexFindAll "[0-9]+(\\.[0-9]+)?(ms|h|m|s|d)" . -1 -}}
+{{- $n := regexFind "^[0-9.]+" . | float64 -}}
+{{- $unit := regexFind "[a-z]+$" . -}}
+{{- $total = addf $total (mulf $n (get (dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000 "d" 86400000) $unit)) -}}
+{{- end -}}
+{{- $total | floor | int -}}
+{{- end }}
+
+{{/* Name of a service's leader-election Lease (in the release namespace); the services use the same. */}}
+{{- define "lockstep.electionLease" -}}
+lockstep-{{ .name }}
+{{- end }}
+
+{{/*
+Leader election of one service (context dict: root, name, v), as JSON: global.leaderElection with
+the service's own leaderElection keys over it. Fails on timings client-go's protocol cannot work
+with (JSON schema cannot compare two values): renewDeadline must be shorter than leaseDuration (the
+leader gives up before another replica may take the Lease over) and longer than 1.2 x retryPeriod
+(client-go's JitterFactor: a leader gets more than one renewal attempt). For the watcher, the worst
+failover must also fit inside STATE_MAX_AGE, or every consumer calls the state plane stale during
+it: the last heartbeat, one HEARTBEAT_INTERVAL (default 5s) before the leader dies, then
+leaseDuration and two retry periods (the follower's observation of the last renewal and its
+acquiring try). Also fails when the release namespace is a node lease namespace, and when leader
+election is off with more than one replica.
+*/}}
+{{- define "lockstep.leaderElection" -}}
+{{- $g := .root.Values.global.leaderElection -}}
+{{- $o := .v.leaderElection | default dict -}}
+{{- $le := dict -}}
+{{- range $k := list "enabled" "leaseDuration" "renewDeadline" "retryPeriod" }}
+{{- $_ := set $le $k (ternary (index $o $k) (index $g $k) (hasKey $o $k)) }}
+{{- end }}
+{{- $key := (index (fromYaml (include "lockstep.serviceTable" .root)) .name).key }}
+{{- $where := printf "leader election of the %s (%s.leaderElection over global.leaderElection)" .name $key }}
+{{- if $le.enabled }}
+{{- /*
+The election Leases live in the release namespace; node-maintenance Leases are read from the lease
+namespaces. Sharing one would show lockstep-<service> as a node's lease and let every service
+create node leases (create on leases cannot be limited by name).
+*/}}
+{{- $l := .root.Values.global.leases }}
+{{- $leaseNs := list $l.namespace }}
+{{- if $l.foreign }}{{ range $l.foreign }}{{ $leaseNs = append $leaseNs .namespace }}{{ end }}{{ else }}{{ $leaseNs = concat $leaseNs (list "medik8s-leases" "kube-node-maintenance") }}{{ end }}
+{{- if has .root.Release.Namespace $leaseNs }}
+{{- fail (printf "%s: the release namespace %s is also a node lease namespace (global.leases): the election Lease lockstep-%s would be read as a node's lease and every service could create node leases there. Install Lockstep in a namespace of its own" $where .root.Release.Namespace .name) }}
+{{- end }}
+{{- $lease := include "lockstep.durationMs" $le.leaseDuration | atoi }}
+{{- $renew := include "lockstep.durationMs" $le.renewDeadline | atoi }}
+{{- $retry := include "lockstep.durationMs" $le.retryPeriod | atoi }}
+{{- if ge $renew $lease }}
+{{- fail (printf "%s: renewDeadline (%s) must be shorter than leaseDuration (%s): a leader must give up leading before another replica may take its Lease over" $where $le.renewDeadline $le.leaseDuration) }}
+{{- end }}
+{{- if le (mul $renew 10) (mul $retry 12) }}
+{{- fail (printf "%s: renewDeadline (%s) must be longer than 1.2 x retryPeriod (%s), client-go's jitter factor: the leader needs more than one try to renew" $where $le.renewDeadline $le.retryPeriod) }}
+{{- end }}
+{{- if eq .name "watcher" }}
+{{- $heartbeat := "5s" }}
+{{- range (.v.extraEnv | default list) }}{{ if eq .name "HEARTBEAT_INTERVAL" }}{{ $heartbeat = .value }}{{ end }}{{ end }}
+{{- $maxAge := .root.Values.global.stateMaxAge }}
+{{- if $maxAge }}
+{{- $failover := add (include "lockstep.durationMs" $heartbeat | atoi) $lease (mul 2 $retry) }}
+{{- if gt $failover (include "lockstep.durationMs" $maxAge | atoi) }}
+{{- fail (printf "%s: the watcher's worst failover, HEARTBEAT_INTERVAL (%s) + leaseDuration (%s) + 2 x retryPeriod (%s), is longer than global.stateMaxAge (%s): every service would call the state plane stale during it. Shorten the watcher's timings (default 6s / 4s / 1s) or raise stateMaxAge" $where $heartbeat $le.leaseDuration $le.retryPeriod $maxAge) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- if and (not $le.enabled) (gt (int .v.replicas) 1) }}
+{{- fail (printf "%s is off with %s.replicas %v: every replica would write. Set %s.replicas to 1 or enable leader election" $where $key .v.replicas $key) }}
+{{- end }}
+{{- toJson $le -}}
+{{- end }}
+
+{{/*
+Role and RoleBinding for a service's leader election (context dict: root, name, v), when it is
+on: its own election Lease in the release namespace, read and renewed by name; create cannot be
+limited by name (the name is not known before the object exists), so it is granted on leases.
+*/}}
+{{- define "lockstep.leaderElectionRbac" -}}
+{{- $le := include "lockstep.leaderElection" . | fromJson }}
+{{- if $le.enabled }}
+{{- $sa := include "lockstep.name" . }}
+---
+# Leader election (client-go's protocol on Lease {{ include "lockstep.electionLease" . }} in the release namespace).
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: {{ $sa }}-leader-election
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    {{- include "lockstep.labels" . | nindent 4 }}
+rules:
+  - apiGroups: [coordination.k8s.io]
+    resources: [leases]
+    resourceNames: [{{ include "lockstep.electionLease" . | quote }}]
+    verbs: [get, update]
+  # The election Lease is created by the first replica to run (create cannot be limited by name).
+  - apiGroups: [coordination.k8s.io]
+    resources: [leases]
+    verbs: [create]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ $sa }}-leader-election
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    {{- include "lockstep.labels" . | nindent 4 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: {{ $sa }}-leader-election
+subjects:
+  - kind: ServiceAccount
+    name: {{ $sa }}
+    namespace: {{ .root.Release.Namespace }}
+{{- end }}
+{{- end }}
+
+{{/*
+topologySpreadConstraints of a service (context dict: root, name, v): its own
+topologySpreadConstraints when given, else one per enabled global.topologySpread entry (nodes by
+default, zones on request), matching the service's pods of the same ReplicaSet.
+*/}}
+{{- define "lockstep.topologySpread" -}}
+{{- if .v.topologySpreadConstraints }}
+{{- toYaml .v.topologySpreadConstraints }}
+{{- else }}
+{{- $ctx := . }}
+{{- $s := .root.Values.global.topologySpread }}
+{{- range $t := list (dict "c" $s.hostname "key" "kubernetes.io/hostname") (dict "c" $s.zone "key" "topology.kubernetes.io/zone") }}
+{{- if $t.c.enabled }}
+- maxSkew: {{ $t.c.maxSkew }}
+  topologyKey: {{ $t.key }}
+  whenUnsatisfiable: {{ $t.c.whenUnsatisfiable }}
+  labelSelector:
+    matchLabels:
+      {{- include "lockstep.selectorLabels" $ctx | nindent 6 }}
+  matchLabelKeys: [pod-template-hash]
+{{- end }}
+{{- end }}
 {{- end }}
 {{- end }}
