@@ -26,15 +26,8 @@ function podEnv(env: Array<{ name: string; value?: string; valueFrom?: { secretK
 /** Variables read by node itself rather than by the service's config. */
 const NODE_RUNTIME_VARS = new Set(["NODE_OPTIONS"]);
 
-/**
- * High availability (leader election, NATS replicas): the chart sets these on every service while
- * the services' configs learn to read them. Allowed while a service's config schema does not know
- * them yet; once it does, they are checked like every other variable (and the entry can go).
- */
-const HA_VARS = [
-  "POD_NAME", "POD_NAMESPACE", "NATS_REPLICAS", "LEADER_ELECTION", "LEADER_ELECTION_NAMESPACE",
-  "LEADER_ELECTION_LEASE_DURATION", "LEADER_ELECTION_RENEW_DEADLINE", "LEADER_ELECTION_RETRY_PERIOD",
-];
+/** Set by the chart for the NATS replica count; the services' configs read it once NATS_REPLICAS lands. */
+const HA_VARS = ["NATS_REPLICAS"];
 
 
 const maxValues = parse(readFileSync(join(chartDir, "ci/max-values.yaml"), "utf8")) as Values;

@@ -213,17 +213,17 @@ describe("helm template fails with a clear message", () => {
     [
       "a watcher failover longer than stateMaxAge",
       { watcher: { leaderElection: { leaseDuration: "15s", renewDeadline: "10s", retryPeriod: "2s" } } },
-      /the watcher's worst failover, HEARTBEAT_INTERVAL \(5s\) \+ leaseDuration \(15s\) \+ 2 x retryPeriod \(2s\), is longer than global\.stateMaxAge \(15s\)/,
+      /the watcher's worst failover, HEARTBEAT_INTERVAL \(3s\) \+ leaseDuration \(15s\) \+ 2 x retryPeriod \(2s\), is not shorter than global\.stateMaxAge \(15s\)/,
     ],
     [
       "a watcher failover longer than stateMaxAge with its own HEARTBEAT_INTERVAL",
       { watcher: { extraEnv: [{ name: "HEARTBEAT_INTERVAL", value: "7500ms" }] } },
-      /HEARTBEAT_INTERVAL \(7500ms\) \+ leaseDuration \(6s\) \+ 2 x retryPeriod \(1s\), is longer than global\.stateMaxAge \(15s\)/,
+      /HEARTBEAT_INTERVAL \(7500ms\) \+ leaseDuration \(6s\) \+ 2 x retryPeriod \(1s\), is not shorter than global\.stateMaxAge \(15s\)/,
     ],
     [
       "a watcher failover longer than stateMaxAge with a fractional HEARTBEAT_INTERVAL",
       { watcher: { extraEnv: [{ name: "HEARTBEAT_INTERVAL", value: "7.5s" }] } },
-      /HEARTBEAT_INTERVAL \(7\.5s\) \+ leaseDuration \(6s\) \+ 2 x retryPeriod \(1s\), is longer than global\.stateMaxAge \(15s\)/,
+      /HEARTBEAT_INTERVAL \(7\.5s\) \+ leaseDuration \(6s\) \+ 2 x retryPeriod \(1s\), is not shorter than global\.stateMaxAge \(15s\)/,
     ],
     [
       "leader election off with two replicas",
@@ -248,7 +248,7 @@ describe("helm template fails with a clear message", () => {
     const ms = render({ global: { leaderElection: { leaseDuration: "1m30s", renewDeadline: "1m", retryPeriod: "500ms" } }, watcher: { leaderElection: { retryPeriod: "1500ms" } } });
     expect(envOf(ms, "skew-enforcer")).toMatchObject({ LEADER_ELECTION_LEASE_DURATION: "1m30s", LEADER_ELECTION_RETRY_PERIOD: "500ms" });
     expect(envOf(ms, "watcher")).toMatchObject({ LEADER_ELECTION_RETRY_PERIOD: "1500ms" });
-    // 7s + 6s + 2 x 1s = stateMaxAge: fits; so does a fractional interval well inside it.
-    for (const value of ["7s", "2.5s"]) expect(() => render({ watcher: { extraEnv: [{ name: "HEARTBEAT_INTERVAL", value }] } })).not.toThrow();
+    // 6.5s + 6s + 2 x 1s is just below stateMaxAge (equal is refused, as the watcher's own config does).
+    for (const value of ["6.5s", "2.5s"]) expect(() => render({ watcher: { extraEnv: [{ name: "HEARTBEAT_INTERVAL", value }] } })).not.toThrow();
   });
 });

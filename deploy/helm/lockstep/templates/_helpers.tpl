@@ -331,7 +331,7 @@ with (JSON schema cannot compare two values): renewDeadline must be shorter than
 leader gives up before another replica may take the Lease over) and longer than 1.2 x retryPeriod
 (client-go's JitterFactor: a leader gets more than one renewal attempt). For the watcher, the worst
 failover must also fit inside STATE_MAX_AGE, or every consumer calls the state plane stale during
-it: the last heartbeat, one HEARTBEAT_INTERVAL (default 5s) before the leader dies, then
+it: the last heartbeat, one HEARTBEAT_INTERVAL (default 3s) before the leader dies, then
 leaseDuration and two retry periods (the follower's observation of the last renewal and its
 acquiring try). Also fails when the release namespace is a node lease namespace, and when leader
 election is off with more than one replica.
@@ -367,13 +367,13 @@ create node leases (create on leases cannot be limited by name).
 {{- fail (printf "%s: renewDeadline (%s) must be longer than 1.2 x retryPeriod (%s), client-go's jitter factor: the leader needs more than one try to renew" $where $le.renewDeadline $le.retryPeriod) }}
 {{- end }}
 {{- if eq .name "watcher" }}
-{{- $heartbeat := "5s" }}
+{{- $heartbeat := "3s" }}
 {{- range (.v.extraEnv | default list) }}{{ if eq .name "HEARTBEAT_INTERVAL" }}{{ $heartbeat = .value }}{{ end }}{{ end }}
 {{- $maxAge := .root.Values.global.stateMaxAge }}
 {{- if $maxAge }}
 {{- $failover := add (include "lockstep.durationMs" $heartbeat | atoi) $lease (mul 2 $retry) }}
-{{- if gt $failover (include "lockstep.durationMs" $maxAge | atoi) }}
-{{- fail (printf "%s: the watcher's worst failover, HEARTBEAT_INTERVAL (%s) + leaseDuration (%s) + 2 x retryPeriod (%s), is longer than global.stateMaxAge (%s): every service would call the state plane stale during it. Shorten the watcher's timings (default 6s / 4s / 1s) or raise stateMaxAge" $where $heartbeat $le.leaseDuration $le.retryPeriod $maxAge) }}
+{{- if ge $failover (include "lockstep.durationMs" $maxAge | atoi) }}
+{{- fail (printf "%s: the watcher's worst failover, HEARTBEAT_INTERVAL (%s) + leaseDuration (%s) + 2 x retryPeriod (%s), is not shorter than global.stateMaxAge (%s): every service would call the state plane stale during it. Shorten the watcher's timings (default 6s / 4s / 1s) or raise stateMaxAge" $where $heartbeat $le.leaseDuration $le.retryPeriod $maxAge) }}
 {{- end }}
 {{- end }}
 {{- end }}
