@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeBus, connectBus } from "@lockstep/bus";
 import { onDemoRelease } from "@lockstep/cluster-sim";
-import { Clients, EventLog, startEnvironment, type Environment } from "@lockstep/demo";
+import { Clients, EventLog, startEnvironment, type Environment, type EnvironmentOptions } from "@lockstep/demo";
 import { waitFor } from "@lockstep/testing";
 
 // The NATS client is @lockstep/bus's dependency, not this package's: its type comes through the bus.
@@ -25,10 +25,10 @@ export interface TestSystem {
 }
 
 export async function startTestSystem(
-  o: { spec?: typeof SMALL_SPEC; timeScale?: number; faults?: string[]; serviceEnv?: Parameters<typeof startEnvironment>[0]["serviceEnv"] } = {},
+  o: { spec?: typeof SMALL_SPEC; timeScale?: number; faults?: string[]; serviceEnv?: EnvironmentOptions["serviceEnv"]; replicas?: number; leases?: EnvironmentOptions["leases"] } = {},
 ): Promise<TestSystem> {
   const runDir = mkdtempSync(join(tmpdir(), "lockstep-e2e-"));
-  const env = await startEnvironment({ runDir, spec: o.spec ?? SMALL_SPEC, timeScale: o.timeScale ?? 120, faults: o.faults, serviceEnv: o.serviceEnv });
+  const env = await startEnvironment({ runDir, spec: o.spec ?? SMALL_SPEC, timeScale: o.timeScale ?? 120, faults: o.faults, serviceEnv: o.serviceEnv, replicas: o.replicas, leases: o.leases });
   const clients = new Clients(env.system);
   const nc = await connectBus({ servers: env.natsUrl, name: "e2e" });
   const events = new EventLog();

@@ -20,6 +20,19 @@ import {
 } from "@lockstep/launcher";
 import { CoordinatorNodeLeaser } from "@lockstep/lease-client";
 import { createWebhookTls, registerLeaseWebhook, waitForWebhook, WEBHOOK_SERVICE } from "./webhook.js";
+import { WebhookEndpoints } from "./webhook-endpoints.js";
+
+/** Where the election Leases live when services run as several replicas (the chart's release namespace). */
+export const ELECTION_NAMESPACE = "lockstep-system";
+
+async function ensureNamespace(url: string, name: string): Promise<void> {
+  const res = await fetch(`${url}/api/v1/namespaces`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name } }),
+  });
+  if (!res.ok && res.status !== 409) throw new Error(`cannot create namespace ${name} in kube-sim: HTTP ${res.status}`);
+}
 
 export interface EnvironmentOptions {
   runDir: string;
@@ -32,6 +45,12 @@ export interface EnvironmentOptions {
   natsConfig?: string;
   /** Extra environment for the services. */
   serviceEnv?: Parameters<typeof startSystem>[0]["env"];
+  /**
+   * Processes per service (default 1). With more, leader election is on (Leases in
+   * lockstep-system), and the lease webhook's Service routes each call to a ready lease-coordinator
+   * replica, as a Service's endpoints would.
+   */
+  replicas?: number;
   /** kube-sim faults at start (e.g. ["error=500:0.05"]). */
   faults?: string[];
   /**
@@ -84,11 +103,19 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
     const natsUrl = o.natsUrl ?? nats!.url;
     log(nats ? `nats-server ${natsUrl} (pid ${nats.pid()}, storage ${nats.storeDir})` : `nats-server ${natsUrl}`);
     const leases = o.leases ?? "cooperate";
-    const webhookPort = leases === "enforced" ? await freePort() : undefined;
+    const replicas = Math.max(1, o.replicas ?? 1);
+    // One webhook port per lease-coordinator replica.
+    const webhookPorts: number[] = [];
+    if (leases === "enforced") for (let i = 0; i < replicas; i++) webhookPorts.push(await freePort());
+    const webhookPort = webhookPorts[0];
     const tls = webhookPort !== undefined ? createWebhookTls(join(o.runDir, "webhook-tls")) : undefined;
-    // kube-sim has no cluster DNS: the Service the webhook configuration names maps to the process.
-    const webhookServices = webhookPort !== undefined ? { [`${WEBHOOK_SERVICE.namespace}/${WEBHOOK_SERVICE.name}:${WEBHOOK_SERVICE.port}`]: `https://127.0.0.1:${webhookPort}` } : undefined;
-    const kube = await startKubeSim({ crds: "openshift", historyLimit: 200_000, faults: o.faults, webhookServices });
+    // kube-sim has no cluster DNS: the Service the webhook configuration names maps to the processes.
+    const endpoints = new WebhookEndpoints(webhookPorts);
+    const webhookServiceResolver =
+      webhookPort !== undefined
+        ? (svc: { namespace: string; name: string }) => (svc.namespace === WEBHOOK_SERVICE.namespace && svc.name === WEBHOOK_SERVICE.name ? endpoints.pick() : undefined)
+        : undefined;
+    const kube = await startKubeSim({ crds: "openshift", historyLimit: 200_000, faults: o.faults, webhookServiceResolver });
     cleanups.push(() => kube.stop());
     const kubeconfigPath = join(o.runDir, "kubeconfig");
     writeFileSync(kubeconfigPath, kube.kubeconfig());
@@ -107,10 +134,24 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
 
     // The simulated cluster's callers carry no credentials: the demo runs the coordinator without
     // authentication, explicitly (the service's own default is token authentication).
-    const admission: Record<string, string> = tls && webhookPort !== undefined ? { ADMISSION_TLS_CERT: tls.certPath, ADMISSION_TLS_KEY: tls.keyPath, ADMISSION_PORT: String(webhookPort) } : {};
+    const admission: Record<string, string> = tls && webhookPort !== undefined ? { ADMISSION_TLS_CERT: tls.certPath, ADMISSION_TLS_KEY: tls.keyPath } : {};
     const env = { ...o.serviceEnv, "lease-coordinator": { LEASE_AUTH: "none", ...admission, ...o.serviceEnv?.["lease-coordinator"] } };
-    const system = await startSystem({ kubeconfig: kubeconfigPath, natsUrl, runDir: o.runDir, ports, env, supervise: supervisor });
+    // The election Leases' namespace, as the chart's release namespace.
+    if (replicas > 1) await ensureNamespace(kube.url, ELECTION_NAMESPACE);
+    const system = await startSystem({
+      kubeconfig: kubeconfigPath,
+      natsUrl,
+      runDir: o.runDir,
+      ports,
+      env,
+      supervise: supervisor,
+      replicas,
+      electionNamespace: ELECTION_NAMESPACE,
+      replicaEnv: (service, i) => (service === "lease-coordinator" && webhookPorts[i] !== undefined ? { ADMISSION_PORT: String(webhookPorts[i]) } : undefined),
+    });
     cleanups.push(() => system.stop());
+    endpoints.follow((system.replicas.get("lease-coordinator") ?? []).map((r) => ({ process: r.process, http: r.http })));
+    cleanups.push(async () => endpoints.stop());
     log(`services ready: ${SERVICE_NAMES.map((s) => `${s} ${system.grpcAddress(s)}`).join(", ")}`);
     if (tls && webhookPort !== undefined) {
       // Registered once it answers: its node-update webhook fails closed.
@@ -135,7 +176,10 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
       supervisor,
       down: () => {
         const down = supervisor?.down().map((d) => `${d.name} is down (restart ${d.attempt} pending)`) ?? [];
-        for (const [name, p] of system.processes) if (!p.running && !down.some((d) => d.startsWith(`${name} `))) down.push(`${name} is not running`);
+        for (const r of [...system.replicas.values()].flat()) {
+          const name = r.process.name;
+          if (!r.process.running && !down.some((d) => d.startsWith(`${name} `))) down.push(`${name} is not running`);
+        }
         return down;
       },
       // sim first (it writes to kube-sim through the lease-coordinator), then the services, kube-sim, nats.

@@ -3,3 +3,4 @@ export * from "./environment.js";
 export * from "./events.js";
 export * from "./story.js";
 export * from "./webhook.js";
+export * from "./leaders.js";

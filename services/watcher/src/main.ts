@@ -20,7 +20,8 @@ await runService({
           registry,
           readiness,
           leader,
-          identity: config.WATCHER_ID,
+          // Replicas on one host (lockstep up --replicas) share a hostname: the pod name tells them apart.
+          identity: config.WATCHER_ID ?? config.POD_NAME,
           heartbeatIntervalMs: config.HEARTBEAT_INTERVAL,
           leaseNamespaces: config.LEASE_NAMESPACES,
           bootImagesNamespace: config.BOOTIMAGES_NAMESPACE,

@@ -1,0 +1,173 @@
+// High availability, whole system (issue "Every service at two or more replicas"): two replicas of
+// every service with leader election, the lease webhook enforcing, an admin's maintenance lease on a
+// worker, and a z-stream update. During the update each singleton's leader is SIGKILLed in turn
+// (then restarted). Throughout: the admin-held node is never cordoned (every try refused by the
+// webhook, naming the holder; never a webhook failure), no lease-coordinator replica that is up says
+// its view is stale, the watcher's heartbeat never pauses for STATE_MAX_AGE, a WatchUpdateStatus
+// stream on a replica that is never killed stays open. At the end: every node on the target, exactly
+// one update.completed, and the failover time per kill printed.
+import type { ClientReadableStream } from "@grpc/grpc-js";
+import * as grpc from "@grpc/grpc-js";
+import { onDemoRelease } from "@lockstep/cluster-sim";
+import { ensureStateBucket, StateCache } from "@lockstep/bus";
+import { leanClient, OperationType, UpdateStatusServiceClient, type WatchUpdateStatusResponse } from "@lockstep/contracts";
+import { electionHolder, leaderOf } from "@lockstep/demo";
+import type { Replica, ServiceName } from "@lockstep/launcher";
+import { describe, expect, it } from "vitest";
+import { allUpdated, nodeRecords, startTestSystem, until, type TestSystem } from "./system.js";
+
+const SPEC = onDemoRelease({ name: "ha", pools: [{ name: "worker", size: 5, maxUnavailable: 2 }] });
+const TARGET = "4.15.14";
+const TOTAL = 8; // 3 masters + 5 workers
+const ADMIN = "admin/maintenance";
+const STATE_MAX_AGE_MS = 15_000;
+/** Killed in this order, each while the update goes on; the lease-coordinator's is not a writer of grants (every replica grants) but of adapters and budget status. */
+const KILLED: ServiceName[] = ["watcher", "skew-enforcer", "bootimage-updater", "status-aggregator", "lease-coordinator"];
+
+interface Failover {
+  service: ServiceName;
+  killed: string;
+  /** Kill → the other replica holds the election Lease. */
+  acquiredMs: number;
+  /** Kill → the new leader's first write of its own kind (the watcher's heartbeat), when measured. */
+  firstWriteMs?: number;
+}
+
+/** The other replica of a service's two. */
+const other = (t: TestSystem, service: ServiceName, r: Replica) => t.env.system.replicas.get(service)!.find((x) => x !== r)!;
+
+async function cordon(t: TestSystem, node: string): Promise<{ status: number; message: string }> {
+  const res = await fetch(`${t.env.kube.url}/api/v1/nodes/${node}`, {
+    method: "PATCH",
+    headers: { "content-type": "application/merge-patch+json", authorization: "Bearer e2e" },
+    body: JSON.stringify({ spec: { unschedulable: true } }),
+  });
+  const body = (await res.json().catch(() => ({}))) as { message?: string };
+  return { status: res.status, message: String(body.message ?? "") };
+}
+
+describe("high availability: two replicas of every service, leaders killed mid-update", () => {
+  it("completes the update with nothing lost, the admin's node held throughout, and prints failover times", async () => {
+    const t = await startTestSystem({ spec: SPEC, replicas: 2, leases: "enforced" });
+    const stop = new AbortController();
+    const cordoning = new AbortController();
+    const loops: Array<Promise<void>> = [];
+    const every = (ms: number, f: () => Promise<void> | void) =>
+      loops.push(
+        (async () => {
+          while (!stop.signal.aborted) {
+            await f();
+            await new Promise((r) => setTimeout(r, ms));
+          }
+        })(),
+      );
+    try {
+      for (const s of KILLED) await until(`a leader of the ${s}`, () => leaderOf(t.env, s) !== undefined, 60_000);
+      const workers = (t.env.sim.poolMembers().get("worker") ?? []).map((n) => n.metadata!.name!).sort();
+      const held = workers[0]!;
+
+      // The admin takes the node for maintenance through one lease-coordinator replica.
+      const granted = await t.clients.call(t.clients.lease, t.clients.lease.acquire, {
+        node: held, holder: ADMIN, operation: OperationType.OPERATION_TYPE_MAINTENANCE, reason: "replace a DIMM", durationSeconds: 3600, waitSeconds: 0, force: false,
+      });
+      expect(granted.granted, granted.deniedReason).toBe(true);
+
+      // Cordon tries by someone else, throughout: each refused by the webhook itself, naming the holder.
+      const cordons: Array<{ status: number; message: string }> = [];
+      const cordonLoop = (async () => {
+        while (!cordoning.signal.aborted) {
+          cordons.push(await cordon(t, held));
+          await new Promise((r) => setTimeout(r, 400));
+        }
+      })();
+
+      // Every lease-coordinator replica that is up and synced must be fresh (a stale one says state-fresh).
+      const staleSeen: string[] = [];
+      every(250, async () => {
+        for (const r of t.env.system.replicas.get("lease-coordinator")!) {
+          if (!r.process.running) continue;
+          const res = await fetch(`http://127.0.0.1:${r.http}/readyz`).catch(() => undefined);
+          const body = res ? await res.text() : "";
+          if (body.includes("state-fresh")) staleSeen.push(`${r.process.name}: ${body}`);
+        }
+      });
+
+      // The watcher's heartbeat as a consumer sees it: the longest silence, and who wrote each.
+      const beats: Array<{ at: number; writer: string }> = [];
+      const consumer = new StateCache(await ensureStateBucket(t.nc), { kinds: [] });
+      consumer.onHeartbeat((h) => void beats.push({ at: Date.now(), writer: h.writer }));
+      await consumer.start();
+      stop.signal.addEventListener("abort", () => consumer.stop());
+
+      // A WatchUpdateStatus stream on the status-aggregator replica that is not the leader now: it is
+      // never killed (its peer is), so the stream must stay open from here to the end.
+      const watched = other(t, "status-aggregator", leaderOf(t.env, "status-aggregator")!);
+      const statusClient = new (leanClient(UpdateStatusServiceClient))(`127.0.0.1:${watched.grpc}`, grpc.credentials.createInsecure());
+      let streamError: Error | undefined;
+      let lastStatus: WatchUpdateStatusResponse | undefined;
+      const stream: ClientReadableStream<WatchUpdateStatusResponse> = statusClient.watchUpdateStatus({ omitNodes: false });
+      stream.on("data", (m: WatchUpdateStatusResponse) => void (lastStatus = m));
+      stream.on("error", (err: Error) => void (stop.signal.aborted || (streamError = err)));
+
+      await until("the initial state", async () => (await nodeRecords(t)).length === TOTAL);
+      await t.env.sim.upgrade(TARGET);
+      await until("some node to be updating", async () => (await nodeRecords(t)).some((r) => r.phase !== "Updated"));
+
+      const failovers: Failover[] = [];
+      for (const service of KILLED) {
+        const leader = leaderOf(t.env, service);
+        expect(leader, `${service} has a leader`).toBeDefined();
+        const successor = other(t, service, leader!);
+        const killedAt = Date.now();
+        const beatsBefore = beats.length;
+        await leader!.process.stop("SIGKILL");
+        await until(`the ${service}'s other replica to lead`, () => leaderOf(t.env, service) === successor, 60_000);
+        const f: Failover = { service, killed: leader!.process.name, acquiredMs: Date.now() - killedAt };
+        if (service === "watcher") {
+          const first = await until("a heartbeat from the new watcher leader", () => beats.slice(beatsBefore).find((b) => b.writer === successor.process.name), 30_000);
+          f.firstWriteMs = first.at - killedAt;
+        }
+        failovers.push(f);
+        leader!.process.start();
+        await leader!.process.waitReady(60_000);
+      }
+
+      console.log(failovers.map((f) => `ha chaos: ${f.service}: killed ${f.killed}; other replica leads after ${(f.acquiredMs / 1000).toFixed(1)} s${f.firstWriteMs !== undefined ? `, first heartbeat after ${(f.firstWriteMs / 1000).toFixed(1)} s` : ""}`).join("\n"));
+      // The maintenance ends (the cordon tries first: once released, one would pass and keep the node
+      // cordoned); the held node may update too; the update completes.
+      cordoning.abort();
+      await cordonLoop;
+      const released = await t.clients.call(t.clients.lease, t.clients.lease.release, { node: held, holder: ADMIN });
+      expect(released.released).toBe(true);
+      await until("every node updated in the aggregator's view", () => allUpdated(t, TOTAL, TARGET), 400_000);
+      await until("update.completed for the target", () => t.events.count("update.completed", (m) => m.version === TARGET) > 0, 120_000);
+      // Both skew-enforcer replicas saw the completion: still exactly one fact.
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(t.events.count("update.completed", (m) => m.version === TARGET)).toBe(1);
+
+      stop.abort();
+      stream.cancel();
+      await Promise.allSettled(loops);
+      statusClient.close();
+
+      // The admin's node: never cordoned while held, every refusal the webhook's own.
+      const refusedHeld = cordons.filter((c) => c.status === 403 && c.message.includes(`leased to ${ADMIN}`) && c.message.includes("may not cordon"));
+      expect(refusedHeld.length).toBeGreaterThan(10);
+      expect(cordons.filter((c) => !refusedHeld.includes(c)), "cordon tries not refused by the webhook naming the holder (passed, 503, a failed call)").toEqual([]);
+      expect(staleSeen, "a running lease-coordinator replica called its view stale").toEqual([]);
+      const gaps = beats.slice(1).map((b, i) => b.at - beats[i]!.at);
+      const longestGap = Math.max(...gaps);
+      expect(longestGap).toBeLessThan(STATE_MAX_AGE_MS);
+      expect(streamError, "the WatchUpdateStatus stream on the surviving replica").toBeUndefined();
+      expect(lastStatus).toBeDefined();
+      expect(electionHolder(t.env, "watcher")).toBeTruthy();
+
+      console.log(`ha chaos: ${cordons.length} cordon tries on ${held}, all refused naming the holder; longest heartbeat gap ${(longestGap / 1000).toFixed(1)} s`);
+      for (const f of failovers) expect(f.acquiredMs, f.service).toBeLessThan(30_000);
+    } finally {
+      stop.abort();
+      cordoning.abort();
+      await t.stop();
+    }
+  });
+});
