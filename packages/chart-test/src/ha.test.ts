@@ -75,9 +75,9 @@ describe("default values", () => {
     }
   });
 
-  it("turn leader election on in the release namespace: controller-runtime's 15s / 10s / 2s, the watcher's 6s / 4s / 1s", () => {
+  it("turn leader election on in the release namespace: 10s / 7s / 1500ms, the watcher's 6s / 4s / 1s", () => {
     for (const svc of SERVICES) {
-      const [lease, renew, retry] = svc === "watcher" ? ["6s", "4s", "1s"] : ["15s", "10s", "2s"];
+      const [lease, renew, retry] = svc === "watcher" ? ["6s", "4s", "1s"] : ["10s", "7s", "1500ms"];
       expect(envOf(ms, svc), svc).toMatchObject({
         LEADER_ELECTION: "true",
         LEADER_ELECTION_NAMESPACE: NAMESPACE,
@@ -138,8 +138,8 @@ it("replicas: 1 renders no PodDisruptionBudget (one that would block a drain, or
 
 it("a service's own leaderElection keys override the global ones, key by key", () => {
   const ms = render({ global: { leaderElection: { leaseDuration: "20s" } }, skewEnforcer: { leaderElection: { retryPeriod: "3s" } } });
-  expect(envOf(ms, "skew-enforcer")).toMatchObject({ LEADER_ELECTION_LEASE_DURATION: "20s", LEADER_ELECTION_RENEW_DEADLINE: "10s", LEADER_ELECTION_RETRY_PERIOD: "3s" });
-  expect(envOf(ms, "bootimage-updater")).toMatchObject({ LEADER_ELECTION_LEASE_DURATION: "20s", LEADER_ELECTION_RETRY_PERIOD: "2s" });
+  expect(envOf(ms, "skew-enforcer")).toMatchObject({ LEADER_ELECTION_LEASE_DURATION: "20s", LEADER_ELECTION_RENEW_DEADLINE: "7s", LEADER_ELECTION_RETRY_PERIOD: "3s" });
+  expect(envOf(ms, "bootimage-updater")).toMatchObject({ LEADER_ELECTION_LEASE_DURATION: "20s", LEADER_ELECTION_RETRY_PERIOD: "1500ms" });
   expect(envOf(ms, "watcher")).toMatchObject({ LEADER_ELECTION_LEASE_DURATION: "6s" });
 });
 
@@ -197,8 +197,8 @@ describe("helm template fails with a clear message", () => {
   it.each([
     [
       "renewDeadline equal to leaseDuration (global)",
-      { global: { leaderElection: { renewDeadline: "15s" } } },
-      /leader election of the [a-z-]+ \([a-zA-Z]+\.leaderElection over global\.leaderElection\): renewDeadline \(15s\) must be shorter than leaseDuration \(15s\)/,
+      { global: { leaderElection: { renewDeadline: "10s" } } },
+      /leader election of the [a-z-]+ \([a-zA-Z]+\.leaderElection over global\.leaderElection\): renewDeadline \(10s\) must be shorter than leaseDuration \(10s\)/,
     ],
     [
       "renewDeadline longer than leaseDuration (one service)",
@@ -207,8 +207,8 @@ describe("helm template fails with a clear message", () => {
     ],
     [
       "renewDeadline within client-go's jitter of retryPeriod",
-      { statusAggregator: { leaderElection: { retryPeriod: "9s" } } },
-      /status-aggregator .*renewDeadline \(10s\) must be longer than 1\.2 x retryPeriod \(9s\)/,
+      { statusAggregator: { leaderElection: { retryPeriod: "6s" } } },
+      /status-aggregator .*renewDeadline \(7s\) must be longer than 1\.2 x retryPeriod \(6s\)/,
     ],
     [
       "a watcher failover longer than stateMaxAge",

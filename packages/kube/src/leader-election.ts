@@ -26,7 +26,7 @@ export interface LeaderElectionTimings {
   retryPeriodMs: number;
 }
 
-/** controller-runtime's defaults (kubevirt and cluster-api use the same). */
+/** controller-runtime's defaults (kubevirt and cluster-api use the same); Lockstep's services use shorter ones (runtime config). */
 export const DEFAULT_LEADER_ELECTION: LeaderElectionTimings = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
 
 /** Why timings are unusable (client-go refuses the same), or undefined when they are fine. */
@@ -34,7 +34,7 @@ export function leaderElectionTimingsProblem(t: LeaderElectionTimings): string |
   if (t.retryPeriodMs <= 0) return "the retry period must be positive";
   if (t.leaseDurationMs < 1_000) return "the lease duration must be at least 1s";
   if (t.renewDeadlineMs >= t.leaseDurationMs) return "the renew deadline must be shorter than the lease duration (it is the margin that keeps two leaders from acting at once)";
-  if (t.renewDeadlineMs <= t.retryPeriodMs) return "the renew deadline must be longer than the retry period";
+  if (t.renewDeadlineMs <= t.retryPeriodMs * 1.2) return "the renew deadline must be longer than 1.2 × the retry period (client-go's jitter)";
   return undefined;
 }
 

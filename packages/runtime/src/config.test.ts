@@ -18,9 +18,9 @@ describe("parseConfig", () => {
         SHUTDOWN_TIMEOUT: 25_000,
         STATE_MAX_AGE: 15_000,
         LEADER_ELECTION: true,
-        LEADER_ELECTION_LEASE_DURATION: 15_000,
-        LEADER_ELECTION_RENEW_DEADLINE: 10_000,
-        LEADER_ELECTION_RETRY_PERIOD: 2_000,
+        LEADER_ELECTION_LEASE_DURATION: 10_000,
+        LEADER_ELECTION_RENEW_DEADLINE: 7_000,
+        LEADER_ELECTION_RETRY_PERIOD: 1_500,
       },
     });
   });
@@ -33,7 +33,7 @@ describe("parseConfig", () => {
       errors: [
         "LEADER_ELECTION_LEASE_DURATION: must be at least 1s",
         "LEADER_ELECTION_RENEW_DEADLINE: must be shorter than LEADER_ELECTION_LEASE_DURATION (500ms), or two replicas could act at once",
-        "LEADER_ELECTION_RETRY_PERIOD: must be shorter than LEADER_ELECTION_RENEW_DEADLINE (15000ms)",
+        "LEADER_ELECTION_RETRY_PERIOD: must be shorter than LEADER_ELECTION_RENEW_DEADLINE / 1.2 (15000ms / 1.2: client-go's jitter), so the leader gets more than one try to renew",
       ],
     });
   });

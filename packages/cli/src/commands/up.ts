@@ -16,7 +16,11 @@ export function register(program: Command): void {
     .option("--run-dir <dir>", "folder for the service logs", ".runs/up")
     .option("--services <list>", `comma-separated subset of ${SERVICE_NAMES.join(",")}`)
     .option("--log-level <level>", "service log level", "info")
-    .action(async (o: { kubeconfig: string; nats: string; runDir: string; services?: string; logLevel: string }) => {
+    .option("--replicas <n>", "processes per service; above 1 they elect a leader with Leases in --election-namespace, which must exist", "1")
+    .option("--election-namespace <ns>", "namespace of the election Leases (with --replicas above 1)", "lockstep-system")
+    .action(async (o: { kubeconfig: string; nats: string; runDir: string; services?: string; logLevel: string; replicas: string; electionNamespace: string }) => {
+      const replicas = Number(o.replicas);
+      if (!/^\d+$/.test(o.replicas) || replicas < 1 || replicas > 9) throw new CliError(EXIT.USAGE, `--replicas ${o.replicas}: expected a whole number from 1 to 9`);
       const services = (o.services ? o.services.split(",").map((s) => s.trim()) : [...SERVICE_NAMES]) as ServiceName[];
       const unknown = services.filter((s) => !SERVICE_NAMES.includes(s));
       if (unknown.length) throw new CliError(EXIT.USAGE, `unknown service(s): ${unknown.join(", ")} (known: ${SERVICE_NAMES.join(", ")})`);
@@ -29,8 +33,13 @@ export function register(program: Command): void {
         onEvent: (e: SupervisorEvent) =>
           console.error(`${e.at.toISOString()} ${describeSupervisorEvent(e)}${e.kind === "crashed" ? `; see ${runDir}/${e.name}.log` : ""}`),
       };
-      const system = await startSystem({ kubeconfig: resolve(o.kubeconfig), natsUrl: o.nats, runDir, services, logLevel: o.logLevel, supervise });
-      for (const s of services) console.log(`${s.padEnd(18)} gRPC ${system.grpcAddress(s)}  health ${system.httpUrl(s)}/readyz  log ${runDir}/${s}.log`);
+      const system = await startSystem({ kubeconfig: resolve(o.kubeconfig), natsUrl: o.nats, runDir, services, logLevel: o.logLevel, supervise, replicas, electionNamespace: o.electionNamespace });
+      for (const s of services) {
+        for (const r of system.replicas.get(s) ?? []) {
+          console.log(`${r.process.name.padEnd(20)} gRPC 127.0.0.1:${r.grpc}  health http://127.0.0.1:${r.http}/readyz  log ${runDir}/${r.process.name}.log`);
+        }
+      }
+      if (replicas > 1) console.log(`leader election: Leases lockstep-<service> in namespace ${o.electionNamespace}; every replica serves reads, the leader writes`);
       // The same addresses as the CLI reads them, to paste into another shell.
       const cliServices = services.filter((s): s is ServiceName & CliService => s in SERVICE_PORTS);
       if (cliServices.length) console.log(`point the CLI at them: export ${cliServices.map((s) => `${addressVariable(s)}=${system.grpcAddress(s)}`).join(" ")}`);
