@@ -4,7 +4,7 @@ import { EVENTS_STREAM, EVENT_SUBJECTS } from "@lockstep/contracts";
 import { startNatsServer, type NatsServer } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeBus, connectBus } from "./connection.js";
-import { ensureEventStream } from "./setup.js";
+import { ensureEventStream, ensureStateBucket } from "./setup.js";
 
 let srv: NatsServer;
 
@@ -30,6 +30,20 @@ describe("ensureEventStream", () => {
       }
     } finally {
       await Promise.all(conns.map((nc) => closeBus(nc)));
+    }
+  });
+});
+
+describe("NATS_REPLICAS on a single server", () => {
+  it("refuses replicas 3 for the stream and the bucket with an error naming the setting and the cluster it needs", async () => {
+    const nc = await connectBus({ servers: srv.url, name: "setup-r3" });
+    try {
+      const needs = "NATS_REPLICAS=3 needs a JetStream cluster of at least 3 servers";
+      await (await ensureEventStream(nc)).streams.delete(EVENTS_STREAM); // creation, not an update
+      await expect(ensureEventStream(nc, { replicas: 3 })).rejects.toThrow(needs);
+      await expect(ensureStateBucket(nc, { replicas: 3 })).rejects.toThrow(needs);
+    } finally {
+      await closeBus(nc);
     }
   });
 });

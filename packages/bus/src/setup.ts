@@ -1,22 +1,30 @@
 // Idempotent creation of the event stream and the state bucket. Works on nats-server 2.9
 // (no 2.10 features: one filter subject, no compression, no per-message TTL).
-import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream";
+import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { EVENT_SUBJECTS, EVENTS_STREAM, STATE_BUCKET } from "@lockstep/contracts";
+import type { Logger } from "pino";
 
-export interface EventStreamOptions {
+/** What every ensure* function takes: the replica count (NATS_REPLICAS) and where to log. */
+export interface ReplicatedOptions {
+  /** JetStream replicas (1..5); an existing stream or bucket with another count is updated. */
+  replicas?: number;
+  logger?: Logger;
+}
+
+export interface EventStreamOptions extends ReplicatedOptions {
   /** Maximum age of events in milliseconds (default 7 days). */
   maxAgeMs?: number;
   /** De-duplication window in milliseconds (default 2 minutes). */
   duplicateWindowMs?: number;
-  replicas?: number;
 }
 
 const ms = (n: number) => n * 1_000_000; // JetStream durations are nanoseconds
 
 export async function ensureEventStream(nc: NatsConnection, o: EventStreamOptions = {}): Promise<JetStreamManager> {
   const jsm = await jetstreamManager(nc);
+  const replicas = o.replicas ?? 1;
   const config = {
     name: EVENTS_STREAM,
     subjects: [EVENT_SUBJECTS],
@@ -24,11 +32,11 @@ export async function ensureEventStream(nc: NatsConnection, o: EventStreamOption
     storage: StorageType.File,
     max_age: ms(o.maxAgeMs ?? 7 * 24 * 3600_000),
     duplicate_window: ms(o.duplicateWindowMs ?? 120_000),
-    num_replicas: o.replicas ?? 1,
+    num_replicas: replicas,
   };
   try {
-    await jsm.streams.info(EVENTS_STREAM);
-    await jsm.streams.update(EVENTS_STREAM, config);
+    const info = await jsm.streams.info(EVENTS_STREAM);
+    await updateStream(jsm, { ...info.config, ...config }, info.config.num_replicas, o);
   } catch (err) {
     if (!isNotFound(err)) throw err;
     try {
@@ -41,19 +49,63 @@ export async function ensureEventStream(nc: NatsConnection, o: EventStreamOption
         () => true,
         () => false,
       );
-      if (!exists) throw addErr;
+      if (!exists) throw replicasError(addErr, replicas);
     }
   }
   return jsm;
 }
 
-export interface StateBucketOptions {
-  replicas?: number;
-}
+export type StateBucketOptions = ReplicatedOptions;
 
 export async function ensureStateBucket(nc: NatsConnection, o: StateBucketOptions = {}): Promise<KV> {
   // History 1: consumers want the current state; deletes keep their marker so watchers see them.
-  return new Kvm(nc).create(STATE_BUCKET, { history: 1, storage: StorageType.File, replicas: o.replicas ?? 1 });
+  return ensureKvBucket(nc, STATE_BUCKET, { history: 1, ...o });
+}
+
+export interface KvBucketOptions extends ReplicatedOptions {
+  /** Values kept per key (default 1). */
+  history?: number;
+}
+
+/** Creates or opens a file-backed KV bucket with `replicas` replicas (a bucket of Lockstep's own). */
+export async function ensureKvBucket(nc: NatsConnection, name: string, o: KvBucketOptions = {}): Promise<KV> {
+  const replicas = o.replicas ?? 1;
+  let kv: KV;
+  try {
+    kv = await new Kvm(nc).create(name, { history: o.history ?? 1, storage: StorageType.File, replicas });
+  } catch (err) {
+    throw replicasError(err, replicas);
+  }
+  // Kvm.create opens an existing bucket as it is; bring its replica count to ours.
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.streams.info(`KV_${name}`);
+  if (info.config.num_replicas !== replicas) await updateStream(jsm, { ...info.config, num_replicas: replicas }, info.config.num_replicas, o);
+  return kv;
+}
+
+/**
+ * Applies `config` to an existing stream. A refused replica change is logged, not thrown: the planes still
+ * work at the old count, and a service must not crash-loop over it.
+ */
+async function updateStream(jsm: JetStreamManager, config: StreamConfig, had: number, o: ReplicatedOptions): Promise<void> {
+  const want = config.num_replicas;
+  try {
+    await jsm.streams.update(config.name, config);
+  } catch (err) {
+    if (want === had) throw err;
+    o.logger?.warn({ err: replicasError(err, want), stream: config.name, replicas: had, wanted: want }, "stream replica count not changed");
+  }
+}
+
+/**
+ * A single server refuses replicas > 1 ("replicas > 1 not supported in non-clustered mode"), a small
+ * cluster with "insufficient resources"; both mean the same to whoever set NATS_REPLICAS.
+ */
+export function replicasError(err: unknown, replicas: number): unknown {
+  if (replicas <= 1) return err;
+  const text = String((err as Error)?.message ?? err);
+  if (!/non-clustered|insufficient resources|replicas/i.test(text)) return err;
+  return new Error(`NATS_REPLICAS=${replicas} needs a JetStream cluster of at least ${replicas} servers (nats-server: ${text})`, { cause: err });
 }
 
 export function isNotFound(err: unknown): boolean {
