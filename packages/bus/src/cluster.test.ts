@@ -1,0 +1,93 @@
+// The planes on a three-server JetStream cluster: setup.ts brings existing R1 planes to
+// NATS_REPLICAS=3, and a connection given every server's URL (connection.ts) keeps publishing events
+// and writing state after the server it is connected to is SIGKILLed. One cluster for both: three
+// servers are the costliest fixture in this package.
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { Events, EVENTS_STREAM, STATE_BUCKET } from "@lockstep/contracts";
+import { startNatsCluster, type NatsCluster } from "@lockstep/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeBus, connectBus } from "./connection.js";
+import { EventPublisher } from "./publish.js";
+import { ensureEventStream, ensureStateBucket } from "./setup.js";
+
+let cluster: NatsCluster;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  cluster = await startNatsCluster({ size: 3 });
+  nc = await connectBus({ servers: cluster.urls, name: "bus-cluster-test" });
+}, 60_000);
+
+afterAll(async () => {
+  await closeBus(nc);
+  await cluster?.stop();
+});
+
+async function retry<T>(what: () => Promise<T>, timeoutMs: number): Promise<{ value: T; attempts: number }> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempts = 1; ; attempts++) {
+    try {
+      return { value: await what(), attempts };
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+describe("NATS_REPLICAS on a cluster", () => {
+  it("creates R1 planes, then brings the existing stream and bucket to 3 replicas", async () => {
+    await ensureEventStream(nc);
+    await ensureStateBucket(nc);
+    const jsm = await jetstreamManager(nc);
+    expect((await jsm.streams.info(EVENTS_STREAM)).config.num_replicas).toBe(1);
+    await ensureEventStream(nc, { replicas: 3 });
+    const kv = await ensureStateBucket(nc, { replicas: 3 });
+    expect((await jsm.streams.info(EVENTS_STREAM)).config.num_replicas).toBe(3);
+    expect((await kv.status()).replicas).toBe(3);
+    expect((await jsm.streams.info(`KV_${STATE_BUCKET}`)).config.num_replicas).toBe(3);
+    // The update is accepted at once; the new peers then catch up (API calls may time out meanwhile).
+    const t0 = Date.now();
+    for (const name of [EVENTS_STREAM, `KV_${STATE_BUCKET}`]) {
+      await retry(async () => {
+        const info = await jsm.streams.info(name);
+        const peers = info.cluster?.replicas ?? [];
+        if (peers.length !== 2 || !peers.every((p) => p.current)) throw new Error(`${name}: ${peers.length} current peers`);
+      }, 30_000);
+    }
+    console.log(`R1 -> R3: both planes fully replicated ${Date.now() - t0} ms after the update`);
+  }, 60_000);
+});
+
+describe("a connection given every server's URL", () => {
+  it("keeps publishing events and putting state after its server is SIGKILLed; a retried event id lands once", async () => {
+    await ensureEventStream(nc, { replicas: 3 });
+    const kv = await ensureStateBucket(nc, { replicas: 3 });
+    const pub = new EventPublisher(nc, "cluster-test");
+    const event = (version: string) => Events.updateCompleted.codec.fromPartial({ version, pools: ["worker"], nodes: 3 });
+    // Retried: right after the R1 -> R3 update above the streams may still be electing a leader.
+    await retry(() => pub.publish(Events.updateCompleted, event("before"), { id: "ha-before" }), 30_000);
+    await retry(() => kv.put("ha.key", new TextEncoder().encode("before")), 30_000);
+
+    const connectedTo = cluster.servers.find((s) => s.name === nc.info?.server_name);
+    expect(connectedTo).toBeDefined();
+    await connectedTo!.kill();
+    const t0 = Date.now();
+    const published = await retry(() => pub.publish(Events.updateCompleted, event("after"), { id: "ha-after" }), 30_000);
+    const put = await retry(() => kv.put("ha.key", new TextEncoder().encode("after")), 30_000);
+    const elapsedMs = Date.now() - t0;
+    expect(nc.info?.server_name).not.toBe(connectedTo!.name);
+    expect((await kv.get("ha.key"))?.string()).toBe("after");
+
+    // Every attempt carried the same Nats-Msg-Id: the stream holds the event once, whatever landed.
+    const again = await pub.publish(Events.updateCompleted, event("after"), { id: "ha-after" });
+    expect(again.duplicate).toBe(true);
+    const jsm = await jetstreamManager(nc);
+    const last = await jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: Events.updateCompleted.subject });
+    expect(last?.header.get("Nats-Msg-Id")).toBe("ha-after");
+    expect(last?.seq).toBe(published.value.seq);
+    console.log(`killed ${connectedTo!.name}; event published after ${published.attempts} attempt(s), put after ${put.attempts}; ${elapsedMs} ms in all`);
+    await connectedTo!.restart();
+  }, 90_000);
+});
