@@ -43,14 +43,13 @@ type BucketLike = {
   js: JetStreamClient;
   jsm: JetStreamManager;
   bucketName(): string;
-  subjectForBucket(): string;
   subjectForKey(key: string, edit?: boolean): string;
   encodeKey(key: string): string;
   decodeKey(key: string): string;
   readonly prefixLen: number;
 };
 const isBucketLike = (kv: object): kv is BucketLike =>
-  ["subjectForKey", "encodeKey", "decodeKey", "bucketName", "subjectForBucket"].every((m) => typeof (kv as Record<string, unknown>)[m] === "function") && "js" in kv && "jsm" in kv;
+  ["subjectForKey", "encodeKey", "decodeKey", "bucketName"].every((m) => typeof (kv as Record<string, unknown>)[m] === "function") && "js" in kv && "jsm" in kv;
 
 const KV_OPERATION = "KV-Operation";
 const EXPECTED_LAST_SUBJECT_SEQUENCE = "Nats-Expected-Last-Subject-Sequence";
@@ -122,7 +121,8 @@ export class StateWriter {
     const fresh = new Map<string, Known>();
     const info = await b.jsm.streams.info(b.bucketName());
     if (info.state.messages > 0) {
-      const consumer = await b.js.consumers.get(b.bucketName(), { filter_subjects: [b.subjectForBucket()], deliver_policy: DeliverPolicy.LastPerSubject });
+      // No filter: the bucket's stream holds only its keys (and nats-server 2.9 takes no filter_subjects).
+      const consumer = await b.js.consumers.get(b.bucketName(), { deliver_policy: DeliverPolicy.LastPerSubject });
       const messages = await consumer.consume();
       try {
         for await (const m of messages) {
