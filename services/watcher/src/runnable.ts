@@ -38,10 +38,11 @@ export function watcherRunnable(o: WatcherOptions): Runnable {
         const cache = new StateCache(kv, { logger: o.logger });
         await cache.start();
         // The watcher's cache projects nothing, so every entry has its bytes.
-        const existing: Array<[string, Uint8Array]> = [];
+        // With each key's revision: the writer's first compare-and-set of a key expects it.
+        const existing: Array<[string, Uint8Array, number]> = [];
         for (const k of cache.keys()) {
-          const bytes = cache.getByKey(k)?.bytes;
-          if (bytes) existing.push([k, bytes]);
+          const entry = cache.getByKey(k);
+          if (entry?.bytes) existing.push([k, entry.bytes, entry.revision]);
         }
         cache.stop();
         // Kinds an older API server serves in an older version (policy/v1beta1 PDBs before 1.21).

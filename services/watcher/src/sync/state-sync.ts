@@ -24,7 +24,7 @@ export interface StateSyncOptions extends WatchSettings {
   /** Identity written into meta.synced. */
   identity: string;
   /** Keys present in the bucket at start (from a StateCache), so unchanged values are not rewritten. */
-  existing?: Iterable<[string, Uint8Array]>;
+  existing?: Iterable<[key: string, bytes: Uint8Array, revision?: number]>;
   /** Puts through this publisher instead of the KV client (see StateWriterOptions.publisher). */
   publisher?: JetStreamPublisher;
   informer?: { minBackoffMs?: number; maxBackoffMs?: number; missingRetryMs?: number; watchTimeoutSeconds?: number };
@@ -70,8 +70,10 @@ export class StateSync {
         update: (obj) => this.apply(w, obj, "MODIFIED"),
         delete: (obj) => {
           this.o.metrics?.events.inc({ resource: w.name, type: "DELETED" });
-          this.writer.remove(keyFor(w, obj));
-          if (w.derived) this.writer.remove(derivedKeyFor({ ...w, derived: w.derived }, obj as never));
+          // The deleted object's resourceVersion: a newer object of that name in the bucket stays.
+          const rv = obj.metadata?.resourceVersion;
+          this.writer.remove(keyFor(w, obj), Date.now(), rv);
+          if (w.derived) this.writer.remove(derivedKeyFor({ ...w, derived: w.derived }, obj as never), Date.now(), rv);
         },
         listed: ({ initial, count }) => {
           this.o.metrics?.relists.inc({ resource: w.name });
@@ -104,6 +106,8 @@ export class StateSync {
 
   private apply(w: Watched, obj: KubernetesObject, type: string): void {
     const since = Date.now();
+    // Every write of this object's keys carries its version: no writer puts an older one back.
+    const rv = obj.metadata?.resourceVersion;
     this.o.metrics?.events.inc({ resource: w.name, type });
     const key = keyFor(w, obj as never);
     const derivedKey = w.derived ? derivedKeyFor({ ...w, derived: w.derived }, obj as never) : undefined;
@@ -117,25 +121,25 @@ export class StateSync {
       // Bad data never stops the watcher: the object is reported and left out of the state plane.
       this.o.metrics?.errors.inc({ resource: w.name, stage: "normalize" });
       this.o.logger.warn({ resource: w.name, name: obj.metadata?.name, namespace: obj.metadata?.namespace, err: (err as Error).message }, "skipping malformed object");
-      this.writer.remove(key, since);
-      if (derivedKey !== undefined) this.writer.remove(derivedKey, since);
+      this.writer.remove(key, since, rv);
+      if (derivedKey !== undefined) this.writer.remove(derivedKey, since, rv);
       return;
     }
     // No snapshot: the object signals nothing now (a Machine not being deleted).
-    if (bytes === undefined) this.writer.remove(key, since);
-    else this.writer.set(key, bytes, since);
-    if (w.derived && derivedKey !== undefined) this.applyDerived(w, w.derived, derivedKey, obj, value, since);
+    if (bytes === undefined) this.writer.remove(key, since, rv);
+    else this.writer.set(key, bytes, since, rv);
+    if (w.derived && derivedKey !== undefined) this.applyDerived(w, w.derived, derivedKey, obj, value, since, rv);
   }
 
-  private applyDerived(w: Watched, d: NonNullable<Watched["derived"]>, key: string, obj: KubernetesObject, primary: unknown, since: number): void {
+  private applyDerived(w: Watched, d: NonNullable<Watched["derived"]>, key: string, obj: KubernetesObject, primary: unknown, since: number, rv: string | undefined): void {
     try {
       const value = d.normalize(obj as never, primary);
-      if (value === undefined) this.writer.remove(key, since);
-      else this.writer.set(key, this.encoder.encode(StateKinds[d.kind].codec as Codec<unknown>, value), since);
+      if (value === undefined) this.writer.remove(key, since, rv);
+      else this.writer.set(key, this.encoder.encode(StateKinds[d.kind].codec as Codec<unknown>, value), since, rv);
     } catch (err) {
       this.o.metrics?.errors.inc({ resource: w.name, stage: "normalize" });
       this.o.logger.warn({ resource: w.name, name: obj.metadata?.name, err: (err as Error).message }, "skipping malformed derived snapshot");
-      this.writer.remove(key, since);
+      this.writer.remove(key, since, rv);
     }
   }
 
