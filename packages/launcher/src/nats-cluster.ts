@@ -17,8 +17,21 @@ export interface NatsClusterOptions {
   readyTimeoutMs?: number;
 }
 
-/** One server of the cluster; `name` is its server_name (n1, n2, …). */
-export type NatsClusterServer = NatsServer;
+/** One server of the cluster: `serverName` is its server_name (n1, n2, …), `name` "nats-server n1". */
+export type NatsClusterServer = NatsServer & { readonly serverName: string };
+
+/**
+ * The cluster size a `--nats-cluster` flag asks for, or why it cannot be: 1, or 3 or more (two
+ * servers lose their JetStream majority when either goes).
+ */
+export function parseNatsClusterSize(text: string): { size: number } | { error: string } {
+  const size = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || size < 1 || size === 2) return { error: `--nats-cluster must be 1 or at least 3 (two servers lose their JetStream majority when either stops), got ${text}` };
+  return { size };
+}
+
+/** The replica count (NATS_REPLICAS) for planes on a cluster of `size` servers: up to 3. */
+export const natsReplicasFor = (size: number): number => Math.min(size, 3);
 
 export interface NatsCluster {
   /** Every server's client URL, in order. */
@@ -38,13 +51,14 @@ export async function startNatsCluster(o: NatsClusterOptions): Promise<NatsClust
   const servers: NatsClusterServer[] = [];
   try {
     for (let i = 0; i < o.size; i++) {
-      const name = `n${i + 1}`;
+      const serverName = `n${i + 1}`;
       const routes = routePorts.filter((_, j) => j !== i).map((p) => `"nats-route://127.0.0.1:${p}"`);
       // A one-server "cluster" is a plain server with a name: a cluster block with no routes would
       // wait for peers that never come before JetStream is available.
       const cluster = o.size === 1 ? "" : `cluster { name: ${NATS_CLUSTER_NAME}, listen: "127.0.0.1:${routePorts[i]}", routes: [${routes.join(", ")}] }`;
-      const srv = await startNatsServer({ bin: o.bin, readyTimeoutMs: timeoutMs, config: [`server_name: ${name}`, cluster].join("\n") });
-      servers.push({ ...srv, name });
+      const srv = await startNatsServer({ bin: o.bin, readyTimeoutMs: timeoutMs, config: [`server_name: ${serverName}`, cluster].join("\n") });
+      // A name of its own: the demo's Supervisor tells its targets apart by name.
+      servers.push({ ...srv, serverName, name: `nats-server ${serverName}` });
     }
     await waitForMetaLeader(servers.map((s) => s.url), timeoutMs);
   } catch (err) {
@@ -59,7 +73,7 @@ export async function startNatsCluster(o: NatsClusterOptions): Promise<NatsClust
       const nc = await connect({ servers: urls, timeout: 2_000 });
       try {
         const info = await (await jetstreamManager(nc)).streams.info(name);
-        return servers.find((s) => s.name === info.cluster?.leader);
+        return servers.find((s) => s.serverName === info.cluster?.leader);
       } finally {
         await nc.close();
       }
