@@ -9,10 +9,13 @@ import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import {
   freePort,
+  natsReplicasFor,
   SERVICE_NAMES,
+  startNatsCluster,
   startNatsServer,
   startSystem,
   Supervisor,
+  type NatsCluster,
   type NatsServer,
   type RunningSystem,
   type ServiceName,
@@ -30,6 +33,11 @@ export interface EnvironmentOptions {
   natsUrl?: string;
   /** Extra nats-server configuration when one is started here (e.g. the chart's `authorization` block). */
   natsConfig?: string;
+  /**
+   * Without natsUrl: start a local JetStream cluster of this many servers (1, or 3 or more) instead
+   * of one server, and run the services with NATS_REPLICAS = min(n, 3).
+   */
+  natsCluster?: number;
   /** Extra environment for the services. */
   serviceEnv?: Parameters<typeof startSystem>[0]["env"];
   /** kube-sim faults at start (e.g. ["error=500:0.05"]). */
@@ -47,6 +55,9 @@ export interface EnvironmentOptions {
 export interface Environment {
   runDir: string;
   nats: NatsServer | undefined;
+  /** The cluster started for natsCluster (then `nats` is undefined). */
+  natsCluster: NatsCluster | undefined;
+  /** Every server's URL, comma-separated. */
   natsUrl: string;
   kube: KubeSim;
   kubeconfigPath: string;
@@ -76,13 +87,19 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
     for (const c of cleanups.reverse()) await c().catch(() => {});
   };
   try {
-    const nats = o.natsUrl ? undefined : await startNatsServer({ config: o.natsConfig });
+    const natsCluster = !o.natsUrl && o.natsCluster !== undefined ? await startNatsCluster({ size: o.natsCluster }) : undefined;
+    if (natsCluster) {
+      cleanups.push(() => natsCluster.stop());
+      for (const server of natsCluster.servers) supervisor?.add(server);
+      log(`nats cluster ${natsCluster.servers.map((sv) => `${sv.serverName} ${sv.url} (pid ${sv.pid()})`).join(", ")}`);
+    }
+    const nats = o.natsUrl || natsCluster ? undefined : await startNatsServer({ config: o.natsConfig });
     if (nats) {
       cleanups.push(() => nats.stop());
       supervisor?.add(nats);
     }
-    const natsUrl = o.natsUrl ?? nats!.url;
-    log(nats ? `nats-server ${natsUrl} (pid ${nats.pid()}, storage ${nats.storeDir})` : `nats-server ${natsUrl}`);
+    const natsUrl = o.natsUrl ?? natsCluster?.urls.join(",") ?? nats!.url;
+    if (!natsCluster) log(nats ? `nats-server ${natsUrl} (pid ${nats.pid()}, storage ${nats.storeDir})` : `nats-server ${natsUrl}`);
     const leases = o.leases ?? "cooperate";
     const webhookPort = leases === "enforced" ? await freePort() : undefined;
     const tls = webhookPort !== undefined ? createWebhookTls(join(o.runDir, "webhook-tls")) : undefined;
@@ -109,6 +126,7 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
     // authentication, explicitly (the service's own default is token authentication).
     const admission: Record<string, string> = tls && webhookPort !== undefined ? { ADMISSION_TLS_CERT: tls.certPath, ADMISSION_TLS_KEY: tls.keyPath, ADMISSION_PORT: String(webhookPort) } : {};
     const env = { ...o.serviceEnv, "lease-coordinator": { LEASE_AUTH: "none", ...admission, ...o.serviceEnv?.["lease-coordinator"] } };
+    if (natsCluster) env["*"] = { NATS_REPLICAS: String(natsReplicasFor(natsCluster.servers.length)), ...o.serviceEnv?.["*"] };
     const system = await startSystem({ kubeconfig: kubeconfigPath, natsUrl, runDir: o.runDir, ports, env, supervise: supervisor });
     cleanups.push(() => system.stop());
     log(`services ready: ${SERVICE_NAMES.map((s) => `${s} ${system.grpcAddress(s)}`).join(", ")}`);
@@ -124,6 +142,7 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
     return {
       runDir: o.runDir,
       nats,
+      natsCluster,
       natsUrl,
       kube,
       kubeconfigPath,
