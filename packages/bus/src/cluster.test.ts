@@ -57,6 +57,11 @@ describe("NATS_REPLICAS on a cluster", () => {
       }, 30_000);
     }
     console.log(`R1 -> R3: both planes fully replicated ${Date.now() - t0} ms after the update`);
+    // A caller that does not pass replicas (knows no NATS_REPLICAS) leaves the count alone.
+    await ensureEventStream(nc);
+    await ensureStateBucket(nc);
+    expect((await jsm.streams.info(EVENTS_STREAM)).config.num_replicas).toBe(3);
+    expect((await jsm.streams.info(`KV_${STATE_BUCKET}`)).config.num_replicas).toBe(3);
   }, 60_000);
 });
 

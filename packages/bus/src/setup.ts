@@ -8,7 +8,11 @@ import type { Logger } from "pino";
 
 /** What every ensure* function takes: the replica count (NATS_REPLICAS) and where to log. */
 export interface ReplicatedOptions {
-  /** JetStream replicas (1..5); an existing stream or bucket with another count is updated. */
+  /**
+   * JetStream replicas (1..5) to create with (default 1); an existing stream or bucket with another
+   * count is updated to it. Unset, an existing one keeps its count (a caller that does not know
+   * NATS_REPLICAS must not scale the planes down).
+   */
   replicas?: number;
   logger?: Logger;
 }
@@ -36,7 +40,8 @@ export async function ensureEventStream(nc: NatsConnection, o: EventStreamOption
   };
   try {
     const info = await jsm.streams.info(EVENTS_STREAM);
-    await updateStream(jsm, { ...info.config, ...config }, info.config.num_replicas, o);
+    const num_replicas = o.replicas ?? info.config.num_replicas;
+    await updateStream(jsm, { ...info.config, ...config, num_replicas }, info.config.num_replicas, o);
   } catch (err) {
     if (!isNotFound(err)) throw err;
     try {
@@ -79,7 +84,7 @@ export async function ensureKvBucket(nc: NatsConnection, name: string, o: KvBuck
   // Kvm.create opens an existing bucket as it is; bring its replica count to ours.
   const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(`KV_${name}`);
-  if (info.config.num_replicas !== replicas) await updateStream(jsm, { ...info.config, num_replicas: replicas }, info.config.num_replicas, o);
+  if (o.replicas !== undefined && info.config.num_replicas !== replicas) await updateStream(jsm, { ...info.config, num_replicas: replicas }, info.config.num_replicas, o);
   return kv;
 }
 
