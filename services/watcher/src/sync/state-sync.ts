@@ -57,6 +57,7 @@ export class StateSync {
         m?.lag.observe((Date.now() - since) / 1000);
       },
       onSuppressed: () => m?.suppressed.inc(),
+      onStale: (_key, op) => m?.stale.inc({ op }),
       onError: () => m?.errors.inc({ resource: "kv", stage: "write" }),
     });
     if (o.existing) this.writer.prime(o.existing);
