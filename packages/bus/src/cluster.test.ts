@@ -1,5 +1,5 @@
-// The planes on a three-server JetStream cluster: setup.ts brings existing R1 planes to
-// NATS_REPLICAS=3, and a connection given every server's URL (connection.ts) keeps publishing events
+// The planes on a three-server JetStream cluster: setup.ts creates them from many processes at
+// once and brings existing R1 planes to NATS_REPLICAS=3, and a connection given every server's URL (connection.ts) keeps publishing events
 // and writing state after the server it is connected to is SIGKILLed. One cluster for both: three
 // servers are the costliest fixture in this package.
 import { jetstreamManager } from "@nats-io/jetstream";
@@ -35,6 +35,28 @@ async function retry<T>(what: () => Promise<T>, timeoutMs: number): Promise<{ va
     }
   }
 }
+
+describe("many processes starting at once on a fresh cluster", () => {
+  it("all ensure both R3 planes (creation queues on the meta leader; a timed-out request is asked again)", async () => {
+    const conns = await Promise.all(Array.from({ length: 8 }, (_, i) => connectBus({ servers: cluster.urls, name: `start-${i}` })));
+    try {
+      const t0 = Date.now();
+      await Promise.all(conns.map(async (c) => {
+        await ensureEventStream(c, { replicas: 3 });
+        await ensureStateBucket(c, { replicas: 3 });
+      }));
+      console.log(`8 processes ensured both R3 planes at once in ${Date.now() - t0} ms`);
+      const jsm = await jetstreamManager(nc);
+      expect((await jsm.streams.info(EVENTS_STREAM)).config.num_replicas).toBe(3);
+      expect((await jsm.streams.info(`KV_${STATE_BUCKET}`)).config.num_replicas).toBe(3);
+      // The next test starts from no planes.
+      await jsm.streams.delete(EVENTS_STREAM);
+      await jsm.streams.delete(`KV_${STATE_BUCKET}`);
+    } finally {
+      await Promise.all(conns.map((c) => closeBus(c)));
+    }
+  }, 90_000);
+});
 
 describe("NATS_REPLICAS on a cluster", () => {
   it("creates R1 planes, then brings the existing stream and bucket to 3 replicas", async () => {
@@ -85,7 +107,8 @@ describe("a connection given every server's URL", () => {
     expect(nc.info?.server_name).not.toBe(connectedTo!.serverName);
     // From the stream leader: kv.get is a direct get, which any replica answers, and a follower
     // that has not applied the put yet answers with the value before it (seen here).
-    const stored = await (await jetstreamManager(nc)).streams.getMessage(`KV_${STATE_BUCKET}`, { last_by_subj: `$KV.${STATE_BUCKET}.ha.key` });
+    // Retried: each stream elects its own leader; the bucket's may still be electing.
+    const { value: stored } = await retry(async () => (await jetstreamManager(nc)).streams.getMessage(`KV_${STATE_BUCKET}`, { last_by_subj: `$KV.${STATE_BUCKET}.ha.key` }), 30_000);
     expect(new TextDecoder().decode(stored!.data)).toBe("after");
     expect(stored!.seq).toBe(put.value);
 
@@ -93,7 +116,7 @@ describe("a connection given every server's URL", () => {
     const again = await pub.publish(Events.updateCompleted, event("after"), { id: "ha-after" });
     expect(again.duplicate).toBe(true);
     const jsm = await jetstreamManager(nc);
-    const last = await jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: Events.updateCompleted.subject });
+    const { value: last } = await retry(() => jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: Events.updateCompleted.subject }), 30_000);
     expect(last?.header.get("Nats-Msg-Id")).toBe("ha-after");
     expect(last?.seq).toBe(published.value.seq);
     console.log(`killed ${connectedTo!.serverName}; event published after ${published.attempts} attempt(s), put after ${put.attempts}; ${elapsedMs} ms in all`);

@@ -15,6 +15,12 @@ export interface ReplicatedOptions {
    */
   replicas?: number;
   logger?: Logger;
+  /**
+   * How long to keep asking while JetStream does not answer in time (default 60 s): on a cluster,
+   * creating a replicated stream is a round of the meta leader's consensus, and several processes
+   * starting at once queue behind each other's.
+   */
+  patienceMs?: number;
 }
 
 export interface EventStreamOptions extends ReplicatedOptions {
@@ -26,7 +32,11 @@ export interface EventStreamOptions extends ReplicatedOptions {
 
 const ms = (n: number) => n * 1_000_000; // JetStream durations are nanoseconds
 
-export async function ensureEventStream(nc: NatsConnection, o: EventStreamOptions = {}): Promise<JetStreamManager> {
+export function ensureEventStream(nc: NatsConnection, o: EventStreamOptions = {}): Promise<JetStreamManager> {
+  return patiently(EVENTS_STREAM, o, () => createOrUpdateEventStream(nc, o));
+}
+
+async function createOrUpdateEventStream(nc: NatsConnection, o: EventStreamOptions): Promise<JetStreamManager> {
   const jsm = await jetstreamManager(nc);
   const replicas = o.replicas ?? 1;
   const config = {
@@ -73,7 +83,11 @@ export interface KvBucketOptions extends ReplicatedOptions {
 }
 
 /** Creates or opens a file-backed KV bucket with `replicas` replicas (a bucket of Lockstep's own). */
-export async function ensureKvBucket(nc: NatsConnection, name: string, o: KvBucketOptions = {}): Promise<KV> {
+export function ensureKvBucket(nc: NatsConnection, name: string, o: KvBucketOptions = {}): Promise<KV> {
+  return patiently(`KV_${name}`, o, () => createOrOpenBucket(nc, name, o));
+}
+
+async function createOrOpenBucket(nc: NatsConnection, name: string, o: KvBucketOptions): Promise<KV> {
   const replicas = o.replicas ?? 1;
   let kv: KV;
   try {
@@ -100,6 +114,26 @@ async function updateStream(jsm: JetStreamManager, config: StreamConfig, had: nu
     if (want === had) throw err;
     o.logger?.warn({ err: replicasError(err, want), stream: config.name, replicas: had, wanted: want }, "stream replica count not changed");
   }
+}
+
+/** Runs `attempt` again while JetStream times out or is busy, until `patienceMs` has passed. */
+async function patiently<T>(stream: string, o: ReplicatedOptions, attempt: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + (o.patienceMs ?? 60_000);
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= deadline) throw err;
+      o.logger?.warn({ err, stream, attempt: n }, "JetStream busy; ensuring the stream again");
+      await new Promise((r) => setTimeout(r, Math.min(250 * n, 2_000)));
+    }
+  }
+}
+
+/** A request that timed out, or JetStream saying it cannot answer now (10008: no meta leader yet). */
+export function isBusy(err: unknown): boolean {
+  const e = err as { name?: string; code?: unknown; message?: string } | undefined;
+  return e?.name === "TimeoutError" || e?.code === 10008 || /timeout|temporarily unavailable|no responders/i.test(String(e?.message ?? err));
 }
 
 /**

@@ -41,7 +41,7 @@ export function register(program: Command): void {
       // A service that crashes is restarted with backoff; each crash and restart is logged here.
       const supervise = {
         onEvent: (e: SupervisorEvent) =>
-          console.error(`${e.at.toISOString()} ${describeSupervisorEvent(e)}${e.kind === "crashed" ? `; see ${runDir}/${e.name}.log` : ""}`),
+          console.error(`${e.at.toISOString()} ${describeSupervisorEvent(e)}${e.kind === "crashed" && isService(e.name) ? `; see ${runDir}/${e.name}.log` : ""}`),
       };
       // With --nats-cluster: a local cluster, each server restarted like a service when it crashes.
       let cluster: NatsCluster | undefined;
@@ -74,6 +74,9 @@ export function register(program: Command): void {
       await cluster?.stop();
     });
 }
+
+/** A service has a log file in the run folder; a cluster's nats-server does not. */
+const isService = (name: string): boolean => (SERVICE_NAMES as readonly string[]).includes(name);
 
 /** The --nats-cluster size, checked against --nats: one NATS or the other, and a size that can elect. */
 function natsClusterOption(o: { nats?: string; natsCluster?: string }): number | undefined {
