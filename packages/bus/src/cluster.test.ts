@@ -123,3 +123,35 @@ describe("a connection given every server's URL", () => {
     await connectedTo!.restart();
   }, 90_000);
 });
+
+describe("a stream-leader change seen from a surviving server", () => {
+  it("answers publishes at once with no-stream until a new leader is elected (why every event path retries for longer than that)", async () => {
+    await ensureEventStream(nc, { replicas: 3 });
+    const leader = await retry(async () => (await cluster.streamLeader(EVENTS_STREAM)) ?? Promise.reject(new Error("no leader")), 30_000);
+    const survivor = cluster.servers.find((s) => s !== leader.value)!;
+    const conn = await connectBus({ servers: [survivor.url], name: "bus-cluster-survivor" });
+    try {
+      const pub = new EventPublisher(conn, "cluster-test");
+      const event = Events.updateCompleted.codec.fromPartial({ version: "election" });
+      await retry(() => pub.publish(Events.updateCompleted, event, { id: "election-warm" }), 30_000);
+      await leader.value.kill();
+      const t0 = Date.now();
+      const kinds = new Set<string>();
+      const landed = await retry(async () => {
+        try {
+          return await pub.publish(Events.updateCompleted, event, { id: "election" });
+        } catch (err) {
+          kinds.add((err as { kind?: string }).kind ?? String(err));
+          throw err;
+        }
+      }, 60_000);
+      const electionMs = Date.now() - t0;
+      console.log(`stream leader ${leader.value.serverName} killed: ${landed.attempts - 1} publishes refused (${[...kinds].join(", ")}) for ${electionMs} ms, then acked`);
+      expect(kinds.has("no-stream")).toBe(true);
+      expect(landed.value.duplicate).toBe(false);
+    } finally {
+      await closeBus(conn);
+      await leader.value.restart();
+    }
+  }, 90_000);
+});
