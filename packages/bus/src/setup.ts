@@ -51,7 +51,7 @@ async function createOrUpdateEventStream(nc: NatsConnection, o: EventStreamOptio
   try {
     const info = await jsm.streams.info(EVENTS_STREAM);
     const num_replicas = o.replicas ?? info.config.num_replicas;
-    await updateStream(jsm, { ...info.config, ...config, num_replicas }, info.config.num_replicas, o);
+    await updateStream(jsm, { ...info.config, ...config, num_replicas }, info.config.num_replicas, { ...o, clustered: nc.info?.cluster !== undefined });
   } catch (err) {
     if (!isNotFound(err)) throw err;
     try {
@@ -98,7 +98,7 @@ async function createOrOpenBucket(nc: NatsConnection, name: string, o: KvBucketO
   // Kvm.create opens an existing bucket as it is; bring its replica count to ours.
   const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(`KV_${name}`);
-  if (o.replicas !== undefined && info.config.num_replicas !== replicas) await updateStream(jsm, { ...info.config, num_replicas: replicas }, info.config.num_replicas, o);
+  if (o.replicas !== undefined && info.config.num_replicas !== replicas) await updateStream(jsm, { ...info.config, num_replicas: replicas }, info.config.num_replicas, { ...o, clustered: nc.info?.cluster !== undefined });
   return kv;
 }
 
@@ -106,8 +106,15 @@ async function createOrOpenBucket(nc: NatsConnection, name: string, o: KvBucketO
  * Applies `config` to an existing stream. A refused replica change is logged, not thrown: the planes still
  * work at the old count, and a service must not crash-loop over it.
  */
-async function updateStream(jsm: JetStreamManager, config: StreamConfig, had: number, o: ReplicatedOptions): Promise<void> {
-  const want = config.num_replicas;
+async function updateStream(jsm: JetStreamManager, config: StreamConfig, had: number, o: ReplicatedOptions & { clustered: boolean }): Promise<void> {
+  let want = config.num_replicas;
+  if (want > 1 && want !== had && !o.clustered) {
+    // nats-server 2.9 alone refuses replicas > 1 at creation but accepts them in an update, then
+    // keeps one copy under a config that says three: say so, and leave the count as it is.
+    o.logger?.warn({ err: new Error(`${needsCluster(want)} (this nats-server is not in a cluster)`), stream: config.name, replicas: had, wanted: want }, "stream replica count not changed");
+    config = { ...config, num_replicas: had };
+    want = had;
+  }
   try {
     await jsm.streams.update(config.name, config);
   } catch (err) {
@@ -144,8 +151,10 @@ export function replicasError(err: unknown, replicas: number): unknown {
   if (replicas <= 1) return err;
   const text = String((err as Error)?.message ?? err);
   if (!/non-clustered|insufficient resources|replicas/i.test(text)) return err;
-  return new Error(`NATS_REPLICAS=${replicas} needs a JetStream cluster of at least ${replicas} servers (nats-server: ${text})`, { cause: err });
+  return new Error(`${needsCluster(replicas)} (nats-server: ${text})`, { cause: err });
 }
+
+const needsCluster = (replicas: number) => `NATS_REPLICAS=${replicas} needs a JetStream cluster of at least ${replicas} servers`;
 
 export function isNotFound(err: unknown): boolean {
   return /not found/i.test(String((err as Error)?.message ?? err));
