@@ -25,6 +25,11 @@ export interface BusConnectionOptions {
   tls?: { caFile?: string; certFile?: string; keyFile?: string };
   /** Milliseconds for the first connection attempt. */
   timeoutMs?: number;
+  /**
+   * JetStream replicas of the planes ensured on this connection (NATS_REPLICAS). Not a connection
+   * setting, but it travels with the connection options to every place that ensures the planes.
+   */
+  replicas?: number;
 }
 
 export class BusConnectError extends Error {
@@ -84,6 +89,7 @@ export interface NatsEnvConfig {
   NATS_PASSWORD?: string;
   NATS_TOKEN?: string;
   NATS_CREDS_FILE?: string;
+  NATS_REPLICAS?: number;
 }
 
 export function busOptionsFromConfig(config: NatsEnvConfig, name: string): BusConnectionOptions {
@@ -94,5 +100,6 @@ export function busOptionsFromConfig(config: NatsEnvConfig, name: string): BusCo
     password: config.NATS_PASSWORD,
     token: config.NATS_TOKEN,
     credsFile: config.NATS_CREDS_FILE,
+    replicas: config.NATS_REPLICAS,
   };
 }

@@ -1,10 +1,13 @@
 // The event stream is created by whichever process starts first: many at once must all succeed,
 // however nats-server words the losers' refusal, and end with one stream.
-import { EVENTS_STREAM, EVENT_SUBJECTS } from "@lockstep/contracts";
+import { Writable } from "node:stream";
+import { EVENTS_STREAM, EVENT_SUBJECTS, STATE_BUCKET } from "@lockstep/contracts";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { pino } from "pino";
 import { startNatsServer, type NatsServer } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeBus, connectBus } from "./connection.js";
-import { ensureEventStream } from "./setup.js";
+import { ensureEventStream, ensureStateBucket } from "./setup.js";
 
 let srv: NatsServer;
 
@@ -30,6 +33,45 @@ describe("ensureEventStream", () => {
       }
     } finally {
       await Promise.all(conns.map((nc) => closeBus(nc)));
+    }
+  });
+});
+
+describe("NATS_REPLICAS on a single server", () => {
+  it("refuses replicas 3 for the stream and the bucket with an error naming the setting and the cluster it needs", async () => {
+    const nc = await connectBus({ servers: srv.url, name: "setup-r3" });
+    try {
+      const needs = "NATS_REPLICAS=3 needs a JetStream cluster of at least 3 servers";
+      await (await ensureEventStream(nc)).streams.delete(EVENTS_STREAM); // creation, not an update
+      await expect(ensureEventStream(nc, { replicas: 3 })).rejects.toThrow(needs);
+      await expect(ensureStateBucket(nc, { replicas: 3 })).rejects.toThrow(needs);
+    } finally {
+      await closeBus(nc);
+    }
+  });
+});
+
+describe("an existing R1 plane that cannot be scaled up", () => {
+  // nats-server 2.9 alone would accept the update (and keep one copy under a config saying three).
+  it("is kept as it is with a warning naming the setting, and the service starts", async () => {
+    const nc = await connectBus({ servers: srv.url, name: "setup-r3-update" });
+    try {
+      await ensureEventStream(nc);
+      await ensureStateBucket(nc);
+      const lines: Array<{ msg: string; stream?: string; err?: { message?: string } }> = [];
+      const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) });
+      const logger = pino({ level: "warn" }, sink);
+      await ensureEventStream(nc, { replicas: 3, logger });
+      const kv = await ensureStateBucket(nc, { replicas: 3, logger });
+      expect((await kv.status()).replicas).toBe(1);
+      expect((await (await jetstreamManager(nc)).streams.info(EVENTS_STREAM)).config.num_replicas).toBe(1);
+      expect(lines.map((l) => [l.msg, l.stream])).toEqual([
+        ["stream replica count not changed", EVENTS_STREAM],
+        ["stream replica count not changed", `KV_${STATE_BUCKET}`],
+      ]);
+      expect(lines[0]!.err?.message).toMatch(/^NATS_REPLICAS=3 needs a JetStream cluster of at least 3 servers/);
+    } finally {
+      await closeBus(nc);
     }
   });
 });

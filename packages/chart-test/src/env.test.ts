@@ -26,8 +26,6 @@ function podEnv(env: Array<{ name: string; value?: string; valueFrom?: { secretK
 /** Variables read by node itself rather than by the service's config. */
 const NODE_RUNTIME_VARS = new Set(["NODE_OPTIONS"]);
 
-/** Set by the chart for the NATS replica count; the services' configs read it once NATS_REPLICAS lands. */
-const HA_VARS = ["NATS_REPLICAS"];
 
 
 const maxValues = parse(readFileSync(join(chartDir, "ci/max-values.yaml"), "utf8")) as Values;
@@ -44,6 +42,6 @@ describe.each([
     const result = schema.safeParse(env);
     expect(result.success ? [] : result.error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`)).toEqual([]);
     expect(schema.shape, "config schema exposes its variables").toBeDefined();
-    expect(Object.keys(env).filter((k) => !(k in schema.shape!) && !NODE_RUNTIME_VARS.has(k) && !HA_VARS.includes(k))).toEqual([]);
+    expect(Object.keys(env).filter((k) => !(k in schema.shape!) && !NODE_RUNTIME_VARS.has(k))).toEqual([]);
   });
 });

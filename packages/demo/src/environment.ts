@@ -9,10 +9,13 @@ import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import {
   freePort,
+  natsReplicasFor,
   SERVICE_NAMES,
+  startNatsCluster,
   startNatsServer,
   startSystem,
   Supervisor,
+  type NatsCluster,
   type NatsServer,
   type RunningSystem,
   type ServiceName,
@@ -43,6 +46,11 @@ export interface EnvironmentOptions {
   natsUrl?: string;
   /** Extra nats-server configuration when one is started here (e.g. the chart's `authorization` block). */
   natsConfig?: string;
+  /**
+   * Without natsUrl: start a local JetStream cluster of this many servers (1, or 3 or more) instead
+   * of one server, and run the services with NATS_REPLICAS = min(n, 3).
+   */
+  natsCluster?: number;
   /** Extra environment for the services. */
   serviceEnv?: Parameters<typeof startSystem>[0]["env"];
   /**
@@ -66,6 +74,9 @@ export interface EnvironmentOptions {
 export interface Environment {
   runDir: string;
   nats: NatsServer | undefined;
+  /** The cluster started for natsCluster (then `nats` is undefined). */
+  natsCluster: NatsCluster | undefined;
+  /** Every server's URL, comma-separated. */
   natsUrl: string;
   kube: KubeSim;
   kubeconfigPath: string;
@@ -95,13 +106,19 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
     for (const c of cleanups.reverse()) await c().catch(() => {});
   };
   try {
-    const nats = o.natsUrl ? undefined : await startNatsServer({ config: o.natsConfig });
+    const natsCluster = !o.natsUrl && o.natsCluster !== undefined ? await startNatsCluster({ size: o.natsCluster }) : undefined;
+    if (natsCluster) {
+      cleanups.push(() => natsCluster.stop());
+      for (const server of natsCluster.servers) supervisor?.add(server);
+      log(`nats cluster ${natsCluster.servers.map((sv) => `${sv.serverName} ${sv.url} (pid ${sv.pid()})`).join(", ")}`);
+    }
+    const nats = o.natsUrl || natsCluster ? undefined : await startNatsServer({ config: o.natsConfig });
     if (nats) {
       cleanups.push(() => nats.stop());
       supervisor?.add(nats);
     }
-    const natsUrl = o.natsUrl ?? nats!.url;
-    log(nats ? `nats-server ${natsUrl} (pid ${nats.pid()}, storage ${nats.storeDir})` : `nats-server ${natsUrl}`);
+    const natsUrl = o.natsUrl ?? natsCluster?.urls.join(",") ?? nats!.url;
+    if (!natsCluster) log(nats ? `nats-server ${natsUrl} (pid ${nats.pid()}, storage ${nats.storeDir})` : `nats-server ${natsUrl}`);
     const leases = o.leases ?? "cooperate";
     const replicas = Math.max(1, o.replicas ?? 1);
     // One webhook port per lease-coordinator replica.
@@ -136,6 +153,7 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
     // authentication, explicitly (the service's own default is token authentication).
     const admission: Record<string, string> = tls && webhookPort !== undefined ? { ADMISSION_TLS_CERT: tls.certPath, ADMISSION_TLS_KEY: tls.keyPath } : {};
     const env = { ...o.serviceEnv, "lease-coordinator": { LEASE_AUTH: "none", ...admission, ...o.serviceEnv?.["lease-coordinator"] } };
+    if (natsCluster) env["*"] = { NATS_REPLICAS: String(natsReplicasFor(natsCluster.servers.length)), ...o.serviceEnv?.["*"] };
     // The election Leases' namespace, as the chart's release namespace.
     if (replicas > 1) await ensureNamespace(kube.url, ELECTION_NAMESPACE);
     const system = await startSystem({
@@ -165,6 +183,7 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
     return {
       runDir: o.runDir,
       nats,
+      natsCluster,
       natsUrl,
       kube,
       kubeconfigPath,

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// `npm run demo [-- --ci] [--time-scale N] [--run-dir DIR]`
+// `npm run demo [-- --ci] [--time-scale N] [--run-dir DIR] [--nats-cluster N]`
 import { writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { closeBus, connectBus } from "@lockstep/bus";
-import { describeSupervisorEvent } from "@lockstep/launcher";
+import { describeSupervisorEvent, parseNatsClusterSize } from "@lockstep/launcher";
 import { Clients } from "./clients.js";
 import { DEMO_SPEC, startEnvironment, type Environment } from "./environment.js";
 import { EventLog } from "./events.js";
@@ -19,12 +19,22 @@ const { values: args } = parseArgs({
     ci: { type: "boolean", default: false },
     "time-scale": { type: "string", default: "60" },
     "run-dir": { type: "string" },
+    "nats-cluster": { type: "string" },
   },
 });
 const ci = args.ci || !process.stdout.isTTY;
 const timeScale = Number(args["time-scale"]);
 if (!Number.isFinite(timeScale) || timeScale <= 0) {
   console.error(`lockstep demo: --time-scale must be a positive number, got ${args["time-scale"]}`);
+  process.exit(2);
+}
+const natsCluster = args["nats-cluster"] === undefined ? undefined : parseNatsClusterSize(args["nats-cluster"]);
+if (natsCluster && "error" in natsCluster) {
+  console.error(`lockstep demo: ${natsCluster.error}`);
+  process.exit(2);
+}
+if (natsCluster && process.env.NATS_URL) {
+  console.error("lockstep demo: --nats-cluster starts its own NATS servers; unset NATS_URL to use it");
   process.exit(2);
 }
 const runDir = resolve(args["run-dir"] ?? join(".runs", `demo-${new Date().toISOString().replace(/[:.]/g, "-")}`));
@@ -86,13 +96,14 @@ try {
     leases: "enforced",
     timeScale,
     natsUrl: process.env.NATS_URL,
+    natsCluster: natsCluster?.size,
     log: (l) => say(`  ${l}`),
     // A crashed service (or nats-server) is restarted with backoff and shows up in the event log.
     onSupervisorEvent: (e) => events.note(`supervisor.${e.kind}`, describeSupervisorEvent(e), e),
   });
   const running = env;
   const clients = new Clients(running.system);
-  const nc = await connectBus({ servers: running.natsUrl, name: "lockstep-demo" });
+  const nc = await connectBus({ servers: running.natsUrl.split(","), name: "lockstep-demo" });
   const feeding = events.start(nc, stop.signal);
 
   // Where the services listen, as the CLI's variables, in a file to source, printed now.

@@ -6,3 +6,4 @@ export * from "./system.js";
 export * from "./guardian.js";
 export * from "./supervisor.js";
 export * from "./process-alive.js";
+export * from "./nats-cluster.js";

@@ -15,6 +15,7 @@ describe("parseConfig", () => {
         GRPC_PORT: 9090,
         GRPC_TLS_REQUIRE_CLIENT_CERT: false,
         NATS_URL: ["nats://127.0.0.1:4222"],
+        NATS_REPLICAS: 1,
         SHUTDOWN_TIMEOUT: 25_000,
         STATE_MAX_AGE: 15_000,
         LEADER_ELECTION: true,
@@ -43,6 +44,12 @@ describe("parseConfig", () => {
     expect(parseConfig(baseConfigSchema, { ...base, STATE_MAX_AGE: "3s" })).toMatchObject({ ok: true, config: { STATE_MAX_AGE: 3_000 } });
     expect(parseConfig(baseConfigSchema, { ...base, STATE_MAX_AGE: "500ms" })).toEqual({ ok: false, errors: ["STATE_MAX_AGE: must be at least 1s"] });
     expect(parseConfig(baseConfigSchema, { ...base, STATE_MAX_AGE: "soon" })).toMatchObject({ ok: false, errors: [expect.stringMatching(/^STATE_MAX_AGE: expected a duration/)] });
+  });
+
+  it("takes NATS_REPLICAS as an integer 1..5", () => {
+    const base = { NATS_URL: "nats://a:4222,nats://b:4222,nats://c:4222" };
+    expect(parseConfig(baseConfigSchema, { ...base, NATS_REPLICAS: "3" })).toMatchObject({ ok: true, config: { NATS_REPLICAS: 3 } });
+    for (const bad of ["0", "6", "2.5", "three"]) expect(parseConfig(baseConfigSchema, { ...base, NATS_REPLICAS: bad })).toEqual({ ok: false, errors: ["NATS_REPLICAS: expected an integer 1..5"] });
   });
 
   it("lists every problem at once, each naming its variable", () => {

@@ -102,6 +102,7 @@ export const env = {
  * | GRPC_TLS_REQUIRE_CLIENT_CERT | mutual TLS; needs GRPC_TLS_CA | false |
  * | NATS_URL | comma-separated server URLs | required |
  * | NATS_CREDS_FILE / NATS_TOKEN / NATS_USER+NATS_PASSWORD | NATS auth, at most one kind | |
+ * | NATS_REPLICAS | JetStream replicas of the event stream and the state bucket, 1..5 (more than 1 needs a JetStream cluster of at least that many servers; an existing stream is updated to it) | 1 |
  * | SHUTDOWN_TIMEOUT | how long an orderly stop may take | 25s |
  * | STATE_MAX_AGE | how old a service's view of the state plane (time since the watcher's last heartbeat) may be before it is stale: not ready, no new disruption, no writes from it; at least 1s | 15s |
  * | KUBECONFIG | kubeconfig file; in-cluster config when unset inside a pod | client-node default |
@@ -125,6 +126,7 @@ export const baseConfigShape = {
   NATS_TOKEN: env.string().optional(),
   NATS_USER: env.string().optional(),
   NATS_PASSWORD: env.string().optional(),
+  NATS_REPLICAS: env.int({ min: 1, max: 5 }).default(1),
   SHUTDOWN_TIMEOUT: env.duration().default(25_000),
   // In the base so every service's config (and the chart's common env) has one meaning for it; the
   // watcher checks its heartbeat interval against it.

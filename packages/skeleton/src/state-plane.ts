@@ -18,8 +18,8 @@ export interface Planes {
 export async function withPlanes<T>(bus: BusConnectionOptions, use: (planes: Planes) => Promise<T>): Promise<T> {
   const nc = await connectBus(bus);
   try {
-    await ensureEventStream(nc);
-    const kv = await ensureStateBucket(nc);
+    await ensureEventStream(nc, { replicas: bus.replicas });
+    const kv = await ensureStateBucket(nc, { replicas: bus.replicas });
     return await use({ nc, kv });
   } finally {
     await closeBus(nc);

@@ -1,7 +1,7 @@
 export * from "./fixtures.js";
 export * from "./wait.js";
 // The nats-server launcher lives in @lockstep/launcher (the demo needs it at run time).
-export { freePort, startNatsServer, type NatsServer, type NatsServerOptions } from "@lockstep/launcher";
+export { freePort, startNatsCluster, startNatsServer, type NatsCluster, type NatsServer, type NatsServerOptions } from "@lockstep/launcher";
 export * from "./pki.js";
 export * from "./test-stack.js";
 export * from "./field-changes.js";

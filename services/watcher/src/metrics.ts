@@ -4,6 +4,7 @@ export interface WatcherMetrics {
   events: Counter<"resource" | "type">;
   written: Counter<"op">;
   suppressed: Counter;
+  stale: Counter<"op">;
   relists: Counter<"resource">;
   errors: Counter<"resource" | "stage">;
   lag: Histogram;
@@ -15,6 +16,12 @@ export function watcherMetrics(registry: Registry): WatcherMetrics {
     events: new Counter({ name: "lockstep_watcher_watch_events_total", help: "Watch events received", labelNames: ["resource", "type"], registers: [registry] }),
     written: new Counter({ name: "lockstep_watcher_snapshots_written_total", help: "State-plane writes (put or delete)", labelNames: ["op"], registers: [registry] }),
     suppressed: new Counter({ name: "lockstep_watcher_snapshots_suppressed_total", help: "Events whose snapshot was unchanged", registers: [registry] }),
+    stale: new Counter({
+      name: "lockstep_watcher_snapshots_stale_total",
+      help: "State-plane writes not made because the bucket held a newer version of the object (written by another watcher)",
+      labelNames: ["op"],
+      registers: [registry],
+    }),
     relists: new Counter({ name: "lockstep_watcher_relists_total", help: "Complete lists applied", labelNames: ["resource"], registers: [registry] }),
     errors: new Counter({ name: "lockstep_watcher_errors_total", help: "List/watch, normalisation and write errors", labelNames: ["resource", "stage"], registers: [registry] }),
     lag: new Histogram({

@@ -1,7 +1,9 @@
 // Integration: kube-sim over real HTTP (client-node), a real nats-server, the watcher in-process.
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Node } from "@kubernetes/client-node";
 import type { StateCache } from "@lockstep/bus";
-import type { PoolState } from "@lockstep/contracts";
+import { HEADER_RESOURCE_VERSION, STATE_BUCKET, stateKey, type PoolState } from "@lockstep/contracts";
+import { Kvm, type Bucket } from "@nats-io/kv";
+import { connect } from "@nats-io/transport-node";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { TestStack, waitFor, type NatsServer } from "@lockstep/testing";
@@ -64,6 +66,18 @@ describe("watcher", () => {
     });
     await waitFor(() => nodeState(1)?.unschedulable && !nodeState(2) && cache.get("pool", "worker"));
     expect(cache.get("pool", "worker") as PoolState).toMatchObject({ paused: true, maxUnavailable: "10%", nodeSelectorPresent: true });
+  });
+
+  it("stamps each snapshot with the resourceVersion of the object it was made from", async () => {
+    const node = await core.readNode({ name: nodeName(1) });
+    const nc = await connect({ servers: nats.url });
+    try {
+      const kv = (await new Kvm(nc).open(STATE_BUCKET)) as Bucket;
+      const stored = await kv.jsm.streams.getMessage(kv.bucketName(), { last_by_subj: kv.subjectForKey(stateKey("node", nodeName(1))) });
+      expect(stored?.header.get(HEADER_RESOURCE_VERSION)).toBe(node.metadata!.resourceVersion);
+    } finally {
+      await nc.close();
+    }
   });
 
   it("writes nothing for kubelet heartbeat churn", async () => {

@@ -3,12 +3,12 @@
 // the API server's objects. The state plane's only writer, so it is not a stateConsumer: it writes
 // meta.synced rather than waiting for it.
 import { hostname } from "node:os";
-import { JetStreamPublisher, StateCache, type BusConnectionOptions } from "@lockstep/bus";
+import { JetStreamPublisher, type BusConnectionOptions } from "@lockstep/bus";
 import type { KubeConfigLike } from "@lockstep/kube";
 import type { Registry } from "prom-client";
 import type { Logger } from "pino";
 import type { Readiness, Runnable } from "@lockstep/runtime";
-import { whenLeading, withPlanes, type LeaderGate, type StateBucket } from "@lockstep/skeleton";
+import { whenLeading, withPlanes, type LeaderGate } from "@lockstep/skeleton";
 import { watcherMetrics } from "./metrics.js";
 import { HeartbeatWriter } from "./sync/heartbeat.js";
 import { servedResources } from "./sync/served.js";
@@ -48,9 +48,6 @@ export function watcherRunnable(o: WatcherOptions): Runnable {
         // A follower is ready once its lists are in: it serves health and metrics, and can take over.
         void sync.listedAll.then(() => ready?.set(true));
         await whenLeading(o.leader, "state-plane writes", signal, async (term) => {
-          // What the bucket holds now (another leader may have written since this replica last
-          // looked), so unchanged objects are not rewritten and vanished ones are deleted.
-          const existing = await bucketEntries(kv, o.logger);
           const heartbeat = new HeartbeatWriter({
             kv,
             identity,
@@ -63,7 +60,7 @@ export function watcherRunnable(o: WatcherOptions): Runnable {
           });
           // Heartbeats begin with this term's meta.synced: the bucket is then this replica's view.
           let beating: Promise<void> | undefined;
-          await sync.lead(term, existing, () => {
+          await sync.lead(term, () => {
             beating = heartbeat.start(term);
           });
           await beating;
@@ -72,17 +69,4 @@ export function watcherRunnable(o: WatcherOptions): Runnable {
       });
     },
   };
-}
-
-/** Every key the bucket holds with its value (the watcher's cache projects nothing). */
-async function bucketEntries(kv: StateBucket, logger: Logger): Promise<Array<[string, Uint8Array]>> {
-  const cache = new StateCache(kv, { logger });
-  await cache.start();
-  const out: Array<[string, Uint8Array]> = [];
-  for (const k of cache.keys()) {
-    const bytes = cache.getByKey(k)?.bytes;
-    if (bytes) out.push([k, bytes]);
-  }
-  cache.stop();
-  return out;
 }

@@ -5,20 +5,34 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { addressVariable, SERVICE_PORTS, type CliService } from "../addresses.js";
 import { CliError, EXIT } from "../exit-codes.js";
-import { describeSupervisorEvent, SERVICE_NAMES, serviceEntry, startSystem, type ServiceName, type SupervisorEvent } from "@lockstep/launcher";
+import {
+  describeSupervisorEvent,
+  natsReplicasFor,
+  parseNatsClusterSize,
+  SERVICE_NAMES,
+  serviceEntry,
+  startNatsCluster,
+  startSystem,
+  Supervisor,
+  type NatsCluster,
+  type ServiceName,
+  type SupervisorEvent,
+} from "@lockstep/launcher";
 
 export function register(program: Command): void {
   program
     .command("up")
     .description("run the five Lockstep services locally against a cluster and a NATS server")
     .requiredOption("--kubeconfig <file>", "kubeconfig of the cluster")
-    .requiredOption("--nats <url>", "NATS server URL (JetStream enabled)")
+    .option("--nats <url>", "NATS server URL(s), comma-separated (JetStream enabled); required unless --nats-cluster")
+    .option("--nats-cluster <n>", "start a local JetStream cluster of n nats-servers (1, or 3 or more) and run the services on it with NATS_REPLICAS=min(n,3)")
     .option("--run-dir <dir>", "folder for the service logs", ".runs/up")
     .option("--services <list>", `comma-separated subset of ${SERVICE_NAMES.join(",")}`)
     .option("--log-level <level>", "service log level", "info")
     .option("--replicas <n>", "processes per service; above 1 they elect a leader with Leases in --election-namespace, which must exist", "1")
     .option("--election-namespace <ns>", "namespace of the election Leases (with --replicas above 1)", "lockstep-system")
-    .action(async (o: { kubeconfig: string; nats: string; runDir: string; services?: string; logLevel: string; replicas: string; electionNamespace: string }) => {
+    .action(async (o: { kubeconfig: string; nats?: string; natsCluster?: string; runDir: string; services?: string; logLevel: string; replicas: string; electionNamespace: string }) => {
+      const clusterSize = natsClusterOption(o);
       const replicas = Number(o.replicas);
       if (!/^\d+$/.test(o.replicas) || replicas < 1 || replicas > 9) throw new CliError(EXIT.USAGE, `--replicas ${o.replicas}: expected a whole number from 1 to 9`);
       const services = (o.services ? o.services.split(",").map((s) => s.trim()) : [...SERVICE_NAMES]) as ServiceName[];
@@ -31,9 +45,34 @@ export function register(program: Command): void {
       // A service that crashes is restarted with backoff; each crash and restart is logged here.
       const supervise = {
         onEvent: (e: SupervisorEvent) =>
-          console.error(`${e.at.toISOString()} ${describeSupervisorEvent(e)}${e.kind === "crashed" ? `; see ${runDir}/${e.name}.log` : ""}`),
+          console.error(`${e.at.toISOString()} ${describeSupervisorEvent(e)}${e.kind === "crashed" && isService(e.name) ? `; see ${runDir}/${e.name}.log` : ""}`),
       };
-      const system = await startSystem({ kubeconfig: resolve(o.kubeconfig), natsUrl: o.nats, runDir, services, logLevel: o.logLevel, supervise, replicas, electionNamespace: o.electionNamespace });
+      // With --nats-cluster: a local cluster, each server restarted like a service when it crashes.
+      let cluster: NatsCluster | undefined;
+      let supervisor: Supervisor | undefined;
+      if (clusterSize !== undefined) {
+        cluster = await startNatsCluster({ size: clusterSize });
+        supervisor = new Supervisor(supervise);
+        for (const s of cluster.servers) supervisor.add(s);
+        console.log(`nats cluster of ${clusterSize}: ${cluster.urls.join(",")} (NATS_REPLICAS=${natsReplicasFor(clusterSize)})`);
+      }
+      const natsUrl = cluster ? cluster.urls.join(",") : o.nats!;
+      const env = cluster ? { "*": { NATS_REPLICAS: String(natsReplicasFor(cluster.servers.length)) } } : undefined;
+      const system = await startSystem({
+        kubeconfig: resolve(o.kubeconfig),
+        natsUrl,
+        runDir,
+        services,
+        logLevel: o.logLevel,
+        supervise: supervisor ?? supervise,
+        env,
+        replicas,
+        electionNamespace: o.electionNamespace,
+      }).catch(async (err: unknown) => {
+        supervisor?.stop();
+        await cluster?.stop();
+        throw err;
+      });
       for (const s of services) {
         for (const r of system.replicas.get(s) ?? []) {
           console.log(`${r.process.name.padEnd(20)} gRPC 127.0.0.1:${r.grpc}  health http://127.0.0.1:${r.http}/readyz  log ${runDir}/${r.process.name}.log`);
@@ -51,5 +90,21 @@ export function register(program: Command): void {
       });
       console.log("stopping");
       await system.stop();
+      await cluster?.stop();
     });
+}
+
+/** A service has a log file in the run folder; a cluster's nats-server does not. */
+const isService = (name: string): boolean => (SERVICE_NAMES as readonly string[]).includes(name);
+
+/** The --nats-cluster size, checked against --nats: one NATS or the other, and a size that can elect. */
+function natsClusterOption(o: { nats?: string; natsCluster?: string }): number | undefined {
+  if (o.natsCluster === undefined) {
+    if (o.nats === undefined) throw new CliError(EXIT.USAGE, "--nats <url> is required (or --nats-cluster <n> to start a local NATS cluster)");
+    return undefined;
+  }
+  if (o.nats !== undefined) throw new CliError(EXIT.USAGE, "--nats and --nats-cluster exclude each other: --nats-cluster starts its own NATS servers");
+  const parsed = parseNatsClusterSize(o.natsCluster);
+  if ("error" in parsed) throw new CliError(EXIT.USAGE, parsed.error);
+  return parsed.size;
 }

@@ -35,6 +35,23 @@ describe("EventOutbox", () => {
     expect(attempts).toEqual(["granted/1", "granted/1", "granted/1"]);
   });
 
+  it("by default outlasts a stream-leader change: 11 failed attempts, then the same id lands", async () => {
+    const attempts: string[] = [];
+    let failures = 11;
+    const outbox = new EventOutbox({
+      logger: silentLogger(),
+      retryBaseMs: 1,
+      maxRetryMs: 2,
+      publish: async (e) => {
+        attempts.push(e.id);
+        if (failures-- > 0) throw new Error("no JetStream stream takes subject lockstep.v1.evt.lease.granted");
+      },
+    });
+    outbox.emit([ev("granted/2")]);
+    await outbox.drained();
+    expect(attempts).toEqual(Array(12).fill("granted/2"));
+  });
+
   it("drops an event after the last attempt and keeps publishing others", async () => {
     let calls = 0;
     const sent: string[] = [];

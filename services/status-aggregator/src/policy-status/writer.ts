@@ -40,7 +40,7 @@ async function writeWhileLeading(o: PolicyStatusOptions, signal: AbortSignal): P
     onHotLoop: (err) => o.logger.error({ err: err.message }, "refusing a repeated NodeDisruptionPolicy status write"),
   });
   const nc = await connectBus(o.bus);
-  const cache = new StateCache(await ensureStateBucket(nc), { logger: o.logger, kinds: ["nodeDisruptionPolicy"] });
+  const cache = new StateCache(await ensureStateBucket(nc, { replicas: o.bus.replicas }), { logger: o.logger, kinds: ["nodeDisruptionPolicy"] });
   const queue = new WorkQueue(async () => {
     const states = cache.list("nodeDisruptionPolicy") as NodeDisruptionPolicyState[];
     for (const d of desiredPolicyStatuses(states, (o.now ?? (() => new Date()))())) {

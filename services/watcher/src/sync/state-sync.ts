@@ -68,12 +68,12 @@ export class StateSync {
   }
 
   /**
-   * One term of leadership: primes a writer with what the bucket holds (`existing`), writes every
+   * One term of leadership: reads what the bucket holds into a new writer, writes every
    * snapshot that differs and deletes what no listed resource has, writes meta.synced once the
    * lists are complete, then keeps the bucket equal until `term` aborts. `onSynced` is told when
    * meta.synced of this term has landed (the heartbeat may vouch from then on).
    */
-  async lead(term: AbortSignal, existing: Iterable<[string, Uint8Array]>, onSynced?: () => void): Promise<void> {
+  async lead(term: AbortSignal, onSynced?: () => void): Promise<void> {
     const m = this.o.metrics;
     const writer = new StateWriter(this.o.kv, {
       logger: this.o.logger,
@@ -83,13 +83,17 @@ export class StateSync {
         m?.lag.observe((Date.now() - since) / 1000);
       },
       onSuppressed: () => m?.suppressed.inc(),
+      onStale: (_key, op) => m?.stale.inc({ op }),
       onError: () => m?.errors.inc({ resource: "kv", stage: "write" }),
     });
-    writer.prime(existing);
     this.termWriter = writer;
     try {
+      // What the bucket holds now (another leader may have written since this replica last looked),
+      // so unchanged objects are not rewritten, vanished ones are deleted, and each compare-and-set
+      // expects the key's current revision.
+      await writer.resync();
       const now = Date.now();
-      for (const [key, v] of this.latest) writer.set(key, v.bytes, now);
+      for (const [key, v] of this.latest) writer.set(key, v.bytes, now, v.resourceVersion);
       for (const { w, informer } of this.informers) if (this.listed.has(w.name)) this.sweep(w, informer);
       const listed = await Promise.race([this.listedAll.then(() => true), abortedPromise(term).then(() => false)]);
       if (listed && !term.aborted) {
@@ -112,8 +116,10 @@ export class StateSync {
         update: (obj) => this.apply(w, obj, "MODIFIED"),
         delete: (obj) => {
           this.o.metrics?.events.inc({ resource: w.name, type: "DELETED" });
-          this.forget(keyFor(w, obj));
-          if (w.derived) this.forget(derivedKeyFor({ ...w, derived: w.derived }, obj as never));
+          // The deleted object's resourceVersion: a newer object of that name in the bucket stays.
+          const rv = obj.metadata?.resourceVersion;
+          this.forget(keyFor(w, obj), Date.now(), rv);
+          if (w.derived) this.forget(derivedKeyFor({ ...w, derived: w.derived }, obj as never), Date.now(), rv);
         },
         listed: ({ initial, count }) => {
           this.o.metrics?.relists.inc({ resource: w.name });
@@ -144,19 +150,21 @@ export class StateSync {
   }
 
   /** Records a key's snapshot, and writes it while leading. */
-  private remember(key: string, bytes: Uint8Array, since: number): void {
-    this.latest.set(key, { bytes, resourceVersion: undefined });
-    this.termWriter?.set(key, bytes, since);
+  private remember(key: string, bytes: Uint8Array, since: number, resourceVersion: string | undefined): void {
+    this.latest.set(key, { bytes, resourceVersion });
+    this.termWriter?.set(key, bytes, since, resourceVersion);
   }
 
   /** Forgets a key (its object is gone or says nothing now), and deletes it while leading. */
-  private forget(key: string, since = Date.now()): void {
+  private forget(key: string, since = Date.now(), resourceVersion?: string): void {
     this.latest.delete(key);
-    this.termWriter?.remove(key, since);
+    this.termWriter?.remove(key, since, resourceVersion);
   }
 
   private apply(w: Watched, obj: KubernetesObject, type: string): void {
     const since = Date.now();
+    // Every write of this object's keys carries its version: no writer puts an older one back.
+    const rv = obj.metadata?.resourceVersion;
     this.o.metrics?.events.inc({ resource: w.name, type });
     const key = keyFor(w, obj as never);
     const derivedKey = w.derived ? derivedKeyFor({ ...w, derived: w.derived }, obj as never) : undefined;
@@ -170,25 +178,25 @@ export class StateSync {
       // Bad data never stops the watcher: the object is reported and left out of the state plane.
       this.o.metrics?.errors.inc({ resource: w.name, stage: "normalize" });
       this.o.logger.warn({ resource: w.name, name: obj.metadata?.name, namespace: obj.metadata?.namespace, err: (err as Error).message }, "skipping malformed object");
-      this.forget(key, since);
-      if (derivedKey !== undefined) this.forget(derivedKey, since);
+      this.forget(key, since, rv);
+      if (derivedKey !== undefined) this.forget(derivedKey, since, rv);
       return;
     }
     // No snapshot: the object signals nothing now (a Machine not being deleted).
-    if (bytes === undefined) this.forget(key, since);
-    else this.remember(key, bytes, since);
-    if (w.derived && derivedKey !== undefined) this.applyDerived(w, w.derived, derivedKey, obj, value, since);
+    if (bytes === undefined) this.forget(key, since, rv);
+    else this.remember(key, bytes, since, rv);
+    if (w.derived && derivedKey !== undefined) this.applyDerived(w, w.derived, derivedKey, obj, value, since, rv);
   }
 
-  private applyDerived(w: Watched, d: NonNullable<Watched["derived"]>, key: string, obj: KubernetesObject, primary: unknown, since: number): void {
+  private applyDerived(w: Watched, d: NonNullable<Watched["derived"]>, key: string, obj: KubernetesObject, primary: unknown, since: number, rv: string | undefined): void {
     try {
       const value = d.normalize(obj as never, primary);
-      if (value === undefined) this.forget(key, since);
-      else this.remember(key, this.encoder.encode(StateKinds[d.kind].codec as Codec<unknown>, value), since);
+      if (value === undefined) this.forget(key, since, rv);
+      else this.remember(key, this.encoder.encode(StateKinds[d.kind].codec as Codec<unknown>, value), since, rv);
     } catch (err) {
       this.o.metrics?.errors.inc({ resource: w.name, stage: "normalize" });
       this.o.logger.warn({ resource: w.name, name: obj.metadata?.name, err: (err as Error).message }, "skipping malformed derived snapshot");
-      this.forget(key, since);
+      this.forget(key, since, rv);
     }
   }
 

@@ -1,0 +1,157 @@
+// The planes on a three-server JetStream cluster: setup.ts creates them from many processes at
+// once and brings existing R1 planes to NATS_REPLICAS=3, and a connection given every server's URL (connection.ts) keeps publishing events
+// and writing state after the server it is connected to is SIGKILLed. One cluster for both: three
+// servers are the costliest fixture in this package.
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { Events, EVENTS_STREAM, STATE_BUCKET } from "@lockstep/contracts";
+import { startNatsCluster, type NatsCluster } from "@lockstep/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeBus, connectBus } from "./connection.js";
+import { EventPublisher } from "./publish.js";
+import { ensureEventStream, ensureStateBucket } from "./setup.js";
+
+let cluster: NatsCluster;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  cluster = await startNatsCluster({ size: 3 });
+  nc = await connectBus({ servers: cluster.urls, name: "bus-cluster-test" });
+}, 60_000);
+
+afterAll(async () => {
+  await closeBus(nc);
+  await cluster?.stop();
+});
+
+async function retry<T>(what: () => Promise<T>, timeoutMs: number): Promise<{ value: T; attempts: number }> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempts = 1; ; attempts++) {
+    try {
+      return { value: await what(), attempts };
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+describe("many processes starting at once on a fresh cluster", () => {
+  it("all ensure both R3 planes (creation queues on the meta leader; a timed-out request is asked again)", async () => {
+    const conns = await Promise.all(Array.from({ length: 8 }, (_, i) => connectBus({ servers: cluster.urls, name: `start-${i}` })));
+    try {
+      const t0 = Date.now();
+      await Promise.all(conns.map(async (c) => {
+        await ensureEventStream(c, { replicas: 3 });
+        await ensureStateBucket(c, { replicas: 3 });
+      }));
+      console.log(`8 processes ensured both R3 planes at once in ${Date.now() - t0} ms`);
+      const jsm = await jetstreamManager(nc);
+      expect((await jsm.streams.info(EVENTS_STREAM)).config.num_replicas).toBe(3);
+      expect((await jsm.streams.info(`KV_${STATE_BUCKET}`)).config.num_replicas).toBe(3);
+      // The next test starts from no planes.
+      await jsm.streams.delete(EVENTS_STREAM);
+      await jsm.streams.delete(`KV_${STATE_BUCKET}`);
+    } finally {
+      await Promise.all(conns.map((c) => closeBus(c)));
+    }
+  }, 90_000);
+});
+
+describe("NATS_REPLICAS on a cluster", () => {
+  it("creates R1 planes, then brings the existing stream and bucket to 3 replicas", async () => {
+    await ensureEventStream(nc);
+    await ensureStateBucket(nc);
+    const jsm = await jetstreamManager(nc);
+    expect((await jsm.streams.info(EVENTS_STREAM)).config.num_replicas).toBe(1);
+    await ensureEventStream(nc, { replicas: 3 });
+    const kv = await ensureStateBucket(nc, { replicas: 3 });
+    expect((await jsm.streams.info(EVENTS_STREAM)).config.num_replicas).toBe(3);
+    expect((await kv.status()).replicas).toBe(3);
+    expect((await jsm.streams.info(`KV_${STATE_BUCKET}`)).config.num_replicas).toBe(3);
+    // The update is accepted at once; the new peers then catch up (API calls may time out meanwhile).
+    const t0 = Date.now();
+    for (const name of [EVENTS_STREAM, `KV_${STATE_BUCKET}`]) {
+      await retry(async () => {
+        const info = await jsm.streams.info(name);
+        const peers = info.cluster?.replicas ?? [];
+        if (peers.length !== 2 || !peers.every((p) => p.current)) throw new Error(`${name}: ${peers.length} current peers`);
+      }, 30_000);
+    }
+    console.log(`R1 -> R3: both planes fully replicated ${Date.now() - t0} ms after the update`);
+    // A caller that does not pass replicas (knows no NATS_REPLICAS) leaves the count alone.
+    await ensureEventStream(nc);
+    await ensureStateBucket(nc);
+    expect((await jsm.streams.info(EVENTS_STREAM)).config.num_replicas).toBe(3);
+    expect((await jsm.streams.info(`KV_${STATE_BUCKET}`)).config.num_replicas).toBe(3);
+  }, 60_000);
+});
+
+describe("a connection given every server's URL", () => {
+  it("keeps publishing events and putting state after its server is SIGKILLed; a retried event id lands once", async () => {
+    await ensureEventStream(nc, { replicas: 3 });
+    const kv = await ensureStateBucket(nc, { replicas: 3 });
+    const pub = new EventPublisher(nc, "cluster-test");
+    const event = (version: string) => Events.updateCompleted.codec.fromPartial({ version, pools: ["worker"], nodes: 3 });
+    // Retried: right after the R1 -> R3 update above the streams may still be electing a leader.
+    await retry(() => pub.publish(Events.updateCompleted, event("before"), { id: "ha-before" }), 30_000);
+    await retry(() => kv.put("ha.key", new TextEncoder().encode("before")), 30_000);
+
+    const connectedTo = cluster.servers.find((s) => s.serverName === nc.info?.server_name);
+    expect(connectedTo).toBeDefined();
+    await connectedTo!.kill();
+    const t0 = Date.now();
+    const published = await retry(() => pub.publish(Events.updateCompleted, event("after"), { id: "ha-after" }), 30_000);
+    const put = await retry(() => kv.put("ha.key", new TextEncoder().encode("after")), 30_000);
+    const elapsedMs = Date.now() - t0;
+    expect(nc.info?.server_name).not.toBe(connectedTo!.serverName);
+    // From the stream leader: kv.get is a direct get, which any replica answers, and a follower
+    // that has not applied the put yet answers with the value before it (seen here).
+    // Retried: each stream elects its own leader; the bucket's may still be electing.
+    const { value: stored } = await retry(async () => (await jetstreamManager(nc)).streams.getMessage(`KV_${STATE_BUCKET}`, { last_by_subj: `$KV.${STATE_BUCKET}.ha.key` }), 30_000);
+    expect(new TextDecoder().decode(stored!.data)).toBe("after");
+    expect(stored!.seq).toBe(put.value);
+
+    // Every attempt carried the same Nats-Msg-Id: the stream holds the event once, whatever landed.
+    const again = await pub.publish(Events.updateCompleted, event("after"), { id: "ha-after" });
+    expect(again.duplicate).toBe(true);
+    const jsm = await jetstreamManager(nc);
+    const { value: last } = await retry(() => jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: Events.updateCompleted.subject }), 30_000);
+    expect(last?.header.get("Nats-Msg-Id")).toBe("ha-after");
+    expect(last?.seq).toBe(published.value.seq);
+    console.log(`killed ${connectedTo!.serverName}; event published after ${published.attempts} attempt(s), put after ${put.attempts}; ${elapsedMs} ms in all`);
+    await connectedTo!.restart();
+  }, 90_000);
+});
+
+describe("a stream-leader change seen from a surviving server", () => {
+  it("answers publishes at once with no-stream until a new leader is elected (why every event path retries for longer than that)", async () => {
+    await ensureEventStream(nc, { replicas: 3 });
+    const leader = await retry(async () => (await cluster.streamLeader(EVENTS_STREAM)) ?? Promise.reject(new Error("no leader")), 30_000);
+    const survivor = cluster.servers.find((s) => s !== leader.value)!;
+    const conn = await connectBus({ servers: [survivor.url], name: "bus-cluster-survivor" });
+    try {
+      const pub = new EventPublisher(conn, "cluster-test");
+      const event = Events.updateCompleted.codec.fromPartial({ version: "election" });
+      await retry(() => pub.publish(Events.updateCompleted, event, { id: "election-warm" }), 30_000);
+      await leader.value.kill();
+      const t0 = Date.now();
+      const kinds = new Set<string>();
+      const landed = await retry(async () => {
+        try {
+          return await pub.publish(Events.updateCompleted, event, { id: "election" });
+        } catch (err) {
+          kinds.add((err as { kind?: string }).kind ?? String(err));
+          throw err;
+        }
+      }, 60_000);
+      const electionMs = Date.now() - t0;
+      console.log(`stream leader ${leader.value.serverName} killed: ${landed.attempts - 1} publishes refused (${[...kinds].join(", ")}) for ${electionMs} ms, then acked`);
+      expect(kinds.has("no-stream")).toBe(true);
+      expect(landed.value.duplicate).toBe(false);
+    } finally {
+      await closeBus(conn);
+      await leader.value.restart();
+    }
+  }, 90_000);
+});
