@@ -3,7 +3,7 @@
 import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { EVENT_SUBJECTS, EVENTS_STREAM, STATE_BUCKET } from "@lockstep/contracts";
+import { EVENT_SUBJECTS, EVENTS_STREAM, LEASE_QUEUE_BUCKET, STATE_BUCKET } from "@lockstep/contracts";
 
 export interface EventStreamOptions {
   /** Maximum age of events in milliseconds (default 7 days). */
@@ -58,4 +58,20 @@ export async function ensureStateBucket(nc: NatsConnection, o: StateBucketOption
 
 export function isNotFound(err: unknown): boolean {
   return /not found/i.test(String((err as Error)?.message ?? err));
+}
+
+export interface LeaseQueueBucketOptions {
+  replicas?: number;
+  /**
+   * How long an entry nobody rewrites is kept (default 10 minutes). Serving replicas rewrite their
+   * waiters every few seconds, so this only clears what a dead replica left; it must outlast a
+   * caller's reconnect to another replica, which keeps the entry's place.
+   */
+  maxAgeMs?: number;
+}
+
+/** The lease-coordinators' shared wait queue (LEASE_QUEUE_BUCKET). */
+export async function ensureLeaseQueueBucket(nc: NatsConnection, o: LeaseQueueBucketOptions = {}): Promise<KV> {
+  // History 1: only the current value of each waiter matters; its place is carried in the value.
+  return new Kvm(nc).create(LEASE_QUEUE_BUCKET, { history: 1, storage: StorageType.File, replicas: o.replicas ?? 1, ttl: o.maxAgeMs ?? 600_000 });
 }
