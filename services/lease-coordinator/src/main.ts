@@ -37,6 +37,9 @@ await runService({
       sweepIntervalMs: config.SWEEP_INTERVAL,
       budgetResyncMs: config.BUDGET_RESYNC,
       adapters: adaptersOf(config),
+      replica: coordinatorId(config),
+      // NATS_REPLICAS is being added to the common settings; until it is there the bucket has one.
+      queue: { natsReplicas: (config as { NATS_REPLICAS?: number }).NATS_REPLICAS ?? 1 },
     });
 
     function readPem(variable: "ADMISSION_TLS_CERT" | "ADMISSION_TLS_KEY"): Buffer {

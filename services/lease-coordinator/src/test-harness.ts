@@ -134,6 +134,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       budgetResyncMs: o.budgetResyncMs ?? 1_000,
       onStarted: (coordinator, index) => (started = { coordinator, index }),
       adapters: o.adapters,
+      replica: `replica-${replicas.length}`,
     });
     const server: GrpcServerHandle = await startGrpcServer({ port: 0, host: "127.0.0.1", services: [[LeaseServiceService, lc.service]], tls: o.grpcTls });
     const running = stack.run(lc.runnable, own.signal);

@@ -1,0 +1,101 @@
+// The shared wait queue against a real nats-server: replicas on their own connections see one line
+// in one order (the bucket's), a dead replica's waiters stop counting after the alive bound, the
+// caller itself keeps its place and another replica takes its entry over, and a delete is a CAS.
+import { closeBus, connectBus, ensureLeaseQueueBucket } from "@lockstep/bus";
+import { leaseQueueKey, LeaseWaiter } from "@lockstep/contracts";
+import { silentLogger } from "@lockstep/runtime";
+import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SharedQueue } from "./shared-queue.js";
+
+const REFRESH_MS = 200;
+let nats: NatsServer;
+const closers: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+});
+
+afterAll(async () => {
+  for (const close of closers.reverse()) await close();
+  await nats?.stop();
+});
+
+async function replica(name: string): Promise<{ queue: SharedQueue; kv: Awaited<ReturnType<typeof ensureLeaseQueueBucket>>; close(): Promise<void> }> {
+  const nc = await connectBus({ servers: nats.url, name });
+  const kv = await ensureLeaseQueueBucket(nc);
+  const queue = new SharedQueue({ kv, replica: name, logger: silentLogger(), refreshMs: REFRESH_MS });
+  queue.start();
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    queue.stop();
+    await closeBus(nc);
+  };
+  closers.push(close);
+  return { queue, kv, close };
+}
+
+const waiter = (holder: string, node: string, waitMs = 60_000) => ({ holder, node, operation: "Update" as const, scopes: ["pool.worker"], expiresMs: Date.now() + waitMs });
+const line = (q: SharedQueue, candidate?: { holder: string; node: string }) =>
+  q.queueFor(candidate ? { ...candidate, expiresMs: Date.now() + 60_000 } : undefined, Date.now()).map((w) => `${w.holder}@${w.node}`);
+
+describe("shared wait queue", () => {
+  it("one line in bucket order on every replica; a dead replica's waiter stops counting but keeps its place for itself, and is taken over", async () => {
+    const a = await replica("a");
+    const b = await replica("b");
+    await b.queue.register(waiter("w1", "n1"));
+    const created = await b.kv.get(leaseQueueKey("n1", "w1"));
+    const firstRevision = Number(LeaseWaiter.decode(created!.value).firstRevision) || created!.revision;
+    await waitFor(() => line(a.queue).length === 1, { what: "w1 seen by a" });
+    await a.queue.register(waiter("w2", "n1"));
+    await waitFor(() => line(b.queue).length === 2, { what: "w2 seen by b" });
+    expect(line(a.queue)).toEqual(["w1@n1", "w2@n1"]);
+    expect(line(b.queue)).toEqual(["w1@n1", "w2@n1"]);
+    // Same place, same reported time on both replicas: the server's.
+    expect(a.queue.queueFor(undefined, Date.now()).map((w) => w.enqueuedMs)).toEqual(b.queue.queueFor(undefined, Date.now()).map((w) => w.enqueuedMs));
+    // Refreshed by its replica, w1 outlives several alive bounds.
+    await new Promise((r) => setTimeout(r, 4 * 3 * REFRESH_MS));
+    expect(line(a.queue)).toEqual(["w1@n1", "w2@n1"]);
+    expect(a.queue.size()).toBe(2);
+
+    // b dies without deleting anything: w1 stops counting for others after 3 refreshes...
+    await b.close();
+    await waitFor(() => line(a.queue).length === 1, { timeoutMs: 5_000, what: "w1 no longer counted" });
+    expect(line(a.queue)).toEqual(["w2@n1"]);
+    // ...but is still first for itself, and a's registration takes its entry over in that place.
+    expect(line(a.queue, { holder: "w1", node: "n1" })).toEqual(["w1@n1", "w2@n1"]);
+    await a.queue.register(waiter("w1", "n1"));
+    const after = await a.kv.get(leaseQueueKey("n1", "w1"));
+    const value = LeaseWaiter.decode(after!.value);
+    expect(value.replica).toBe("a");
+    expect(Number(value.firstRevision)).toBe(firstRevision);
+    expect(line(a.queue)).toEqual(["w1@n1", "w2@n1"]);
+    // A replica started now reads the same line.
+    const c = await replica("c");
+    await waitFor(() => line(c.queue).length === 2, { what: "c loaded" });
+    expect(line(c.queue)).toEqual(["w1@n1", "w2@n1"]);
+
+    // Answered: entries go, on every replica.
+    await a.queue.unregister("w1", "n1");
+    await a.queue.unregister("w2", "n1");
+    await waitFor(() => line(c.queue).length === 0, { what: "entries deleted" });
+    expect(await a.kv.get(leaseQueueKey("n1", "w1"))).toMatchObject({ operation: "DEL" });
+  });
+
+  it("a replica's late delete does not remove an entry another replica took over", async () => {
+    const a = await replica("a2");
+    const b = await replica("b2");
+    await a.queue.register(waiter("w3", "n2"));
+    await waitFor(() => line(b.queue).length === 1, { what: "w3 seen by b" });
+    // The caller reconnected to b while a's call had not ended yet; then a's call ends.
+    await b.queue.register(waiter("w3", "n2"));
+    await a.queue.unregister("w3", "n2");
+    const entry = await b.kv.get(leaseQueueKey("n2", "w3"));
+    expect(entry?.operation).toBe("PUT");
+    expect(LeaseWaiter.decode(entry!.value).replica).toBe("b2");
+    await b.queue.unregister("w3", "n2");
+    expect((await b.kv.get(leaseQueueKey("n2", "w3")))?.operation).toBe("DEL");
+  });
+});

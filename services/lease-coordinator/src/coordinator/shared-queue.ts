@@ -1,0 +1,247 @@
+// The wait queue shared by every coordinator replica, in KV bucket lockstep-lease-queue-v1: one
+// entry per waiting requester, written by the replica serving its call. Every replica watches the
+// bucket into a local mirror, and decisions read the mirror (lease-policy's sharedWaitQueue: order
+// by the entry's first creation in the bucket, live entries only). The serving replica rewrites its
+// entries every refresh interval so others know the call still waits; a replica that dies stops
+// rewriting and its entries stop counting after the alive bound, but they stay in the bucket so a
+// caller that reconnects to another replica is served in its first place.
+import type { ensureLeaseQueueBucket } from "@lockstep/bus";
+import { LeaseWaiter, leaseQueueKey, parseLeaseQueueKey } from "@lockstep/contracts";
+import { counts, sharedWaitQueue, type OperationName, type QueueCandidate, type SharedWaiter, type Waiter } from "@lockstep/lease-policy";
+import type { Logger } from "pino";
+
+export type QueueKv = Awaited<ReturnType<typeof ensureLeaseQueueBucket>>;
+
+/** How often a serving replica rewrites its waiters. */
+export const DEFAULT_QUEUE_REFRESH_MS = 2_000;
+/**
+ * How long an entry counts without a rewrite: three refreshes, so one late or lost rewrite (a NATS
+ * reconnect, a GC pause) never drops a live waiter, while a dead replica's waiters block others
+ * for at most 6 s, less than a lease-client's reconnect and well under any lease's duration.
+ */
+export const ALIVE_REFRESHES = 3;
+
+export interface SharedQueueOptions {
+  kv: QueueKv;
+  /** This replica's name (COORDINATOR_ID), written into the entries it serves. */
+  replica: string;
+  logger: Logger;
+  /** The coordinator's clock: entries are judged on it from when they were received. */
+  clock?: () => number;
+  refreshMs?: number;
+  /** Told whenever the mirror changed (waiting acquires decide again). */
+  onChange?: () => void;
+}
+
+/** A waiter this replica serves. */
+interface Served {
+  waiter: Omit<Waiter, "enqueuedMs">;
+  firstRevision: number;
+  firstCreatedMs: number;
+  /** Revision of our last write of the entry (a delete is a CAS on it). */
+  revision: number;
+}
+
+export class SharedQueue {
+  private readonly mirror = new Map<string, SharedWaiter>();
+  private readonly served = new Map<string, Served>();
+  /** Revision of each mirrored entry as last received. */
+  private readonly revisions = new Map<string, number>();
+  private readonly clock: () => number;
+  private readonly refreshMs: number;
+  private readonly aliveForMs: number;
+  private readonly abort = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private lastRevision = 0;
+
+  constructor(private readonly o: SharedQueueOptions) {
+    this.clock = o.clock ?? Date.now;
+    this.refreshMs = o.refreshMs ?? DEFAULT_QUEUE_REFRESH_MS;
+    this.aliveForMs = ALIVE_REFRESHES * this.refreshMs;
+  }
+
+  /** Starts watching the bucket and rewriting the waiters this replica serves. */
+  start(): void {
+    void this.watchLoop();
+    this.timer = setInterval(() => void this.refresh(), this.refreshMs);
+  }
+
+  /** Stops watching and rewriting; the entries stay (a caller may reconnect elsewhere). */
+  stop(): void {
+    this.abort.abort();
+    clearInterval(this.timer);
+  }
+
+  /** The queue a decision for `candidate` reads. */
+  queueFor(candidate: QueueCandidate | undefined, nowMs: number): Waiter[] {
+    return sharedWaitQueue(this.mirror.values(), nowMs, candidate);
+  }
+
+  /** Waiters that count now, on every replica (the gauge). */
+  size(nowMs = this.clock()): number {
+    let n = 0;
+    for (const w of this.mirror.values()) if (counts(w, nowMs)) n++;
+    return n;
+  }
+
+  /**
+   * Puts the waiter in the shared line, or (already there, e.g. served by a replica that died)
+   * takes its entry over keeping its first place. Later calls only update its deadline and scopes.
+   */
+  async register(waiter: Omit<Waiter, "enqueuedMs">): Promise<void> {
+    const key = leaseQueueKey(waiter.node, waiter.holder);
+    const mine = this.served.get(key);
+    if (mine !== undefined) {
+      mine.waiter = waiter;
+      return;
+    }
+    const known = this.mirror.get(key);
+    if (known !== undefined) return this.takeOver(key, waiter, known.firstRevision, known.firstCreatedMs);
+    const nowMs = this.clock();
+    let revision: number;
+    try {
+      revision = await this.o.kv.create(key, this.encode(waiter, nowMs, undefined));
+    } catch (err) {
+      // Created meanwhile (another replica serves the same holder and node, or our mirror lags).
+      const entry = await this.o.kv.get(key);
+      if (entry === null || entry.operation !== "PUT") throw err;
+      const first = this.firstOf(entry.value, entry.revision, entry.created.getTime());
+      return this.takeOver(key, waiter, first.firstRevision, first.firstCreatedMs);
+    }
+    // Our own write is our place at once (the watch echoes it later); its server time is read once.
+    const entry = await this.o.kv.get(key);
+    const createdMs = entry?.revision === revision ? entry.created.getTime() : nowMs;
+    this.served.set(key, { waiter, firstRevision: revision, firstCreatedMs: createdMs, revision });
+    this.mirrorOwn(key, waiter, revision, createdMs, nowMs);
+  }
+
+  private async takeOver(key: string, waiter: Omit<Waiter, "enqueuedMs">, firstRevision: number, firstCreatedMs: number): Promise<void> {
+    const nowMs = this.clock();
+    const revision = await this.o.kv.put(key, this.encode(waiter, nowMs, { firstRevision, firstCreatedMs }));
+    this.served.set(key, { waiter, firstRevision, firstCreatedMs, revision });
+    this.mirrorOwn(key, waiter, firstRevision, firstCreatedMs, nowMs);
+    this.o.logger.debug({ node: waiter.node, holder: waiter.holder, firstRevision }, "shared queue entry taken over");
+  }
+
+  /**
+   * The waiter got its answer, gave up or was cancelled: its entry goes. The delete is a CAS on our
+   * last write, so an entry another replica took over meanwhile (the caller reconnected) stays.
+   */
+  async unregister(holder: string, node: string): Promise<void> {
+    const key = leaseQueueKey(node, holder);
+    const mine = this.served.get(key);
+    // Answered here without waiting, but its entry from an earlier call (a replica that went away)
+    // is still there: it goes too, or it would hold budget room for a holder that has its answer.
+    const theirs = mine === undefined ? this.revisions.get(key) : undefined;
+    if (mine === undefined && theirs === undefined) return;
+    this.served.delete(key);
+    try {
+      await this.o.kv.delete(key, { previousSeq: mine?.revision ?? theirs });
+      this.mirror.delete(key);
+      this.o.onChange?.();
+    } catch (err) {
+      this.o.logger.debug({ node, holder, err: (err as Error).message }, "shared queue entry not deleted");
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    for (const [key, s] of [...this.served]) {
+      const nowMs = this.clock();
+      try {
+        // A CAS on our last write: if another replica wrote it since, the caller reconnected there
+        // (or that call ended and deleted it), and it is theirs to refresh now.
+        const revision = await this.o.kv.update(key, this.encode(s.waiter, nowMs, s), s.revision);
+        // Unregistered while the write was in flight: the rewrite must not outlive the waiter.
+        if (this.served.get(key) !== s) await this.o.kv.delete(key, { previousSeq: revision }).catch(() => undefined);
+        else s.revision = revision;
+      } catch (err) {
+        if (this.abort.signal.aborted) return;
+        const message = (err as Error).message;
+        if (/wrong last sequence/i.test(message)) {
+          if (this.served.get(key) === s) this.served.delete(key);
+          this.o.logger.debug({ node: s.waiter.node, holder: s.waiter.holder }, "shared queue entry served elsewhere now");
+          continue;
+        }
+        this.o.logger.warn({ node: s.waiter.node, holder: s.waiter.holder, err: message }, "shared queue entry not refreshed");
+      }
+    }
+  }
+
+  private encode(w: Omit<Waiter, "enqueuedMs">, nowMs: number, first: { firstRevision: number; firstCreatedMs: number } | undefined): Uint8Array {
+    return LeaseWaiter.encode({
+      node: w.node,
+      holder: w.holder,
+      operation: w.operation,
+      scopes: w.scopes,
+      expires: new Date(w.expiresMs),
+      replica: this.o.replica,
+      written: new Date(nowMs),
+      aliveUntil: new Date(nowMs + this.aliveForMs),
+      firstRevision: first ? String(first.firstRevision) : "0",
+      firstCreated: first ? new Date(first.firstCreatedMs) : undefined,
+    }).finish();
+  }
+
+  private firstOf(bytes: Uint8Array, revision: number, createdMs: number): { value: LeaseWaiter; firstRevision: number; firstCreatedMs: number } {
+    const value = LeaseWaiter.decode(bytes);
+    const first = Number(value.firstRevision);
+    // The first write carries no place: the entry's own revision and server time are it.
+    return first > 0 ? { value, firstRevision: first, firstCreatedMs: value.firstCreated?.getTime() ?? createdMs } : { value, firstRevision: revision, firstCreatedMs: createdMs };
+  }
+
+  private mirrorOwn(key: string, w: Omit<Waiter, "enqueuedMs">, firstRevision: number, firstCreatedMs: number, nowMs: number): void {
+    this.mirror.set(key, {
+      holder: w.holder, node: w.node, operation: w.operation, scopes: w.scopes, replica: this.o.replica,
+      firstRevision, firstCreatedMs, receivedMs: nowMs, aliveForMs: this.aliveForMs, expiresInMs: w.expiresMs - nowMs,
+    });
+    this.o.onChange?.();
+  }
+
+  private apply(key: string, op: string, bytes: Uint8Array, revision: number, createdMs: number): void {
+    const id = parseLeaseQueueKey(key);
+    if (id === undefined) return;
+    if (op !== "PUT") {
+      this.revisions.delete(key);
+      if (this.mirror.delete(key)) this.o.onChange?.();
+      return;
+    }
+    this.revisions.set(key, revision);
+    let parsed: ReturnType<SharedQueue["firstOf"]>;
+    try {
+      parsed = this.firstOf(bytes, revision, createdMs);
+    } catch (err) {
+      this.o.logger.warn({ key, err: (err as Error).message }, "ignoring undecodable shared queue entry");
+      return;
+    }
+    const { value } = parsed;
+    const writtenMs = value.written?.getTime() ?? 0;
+    const nowMs = this.clock();
+    this.mirror.set(key, {
+      holder: id.holder, node: id.node, operation: value.operation as OperationName, scopes: value.scopes, replica: value.replica,
+      firstRevision: parsed.firstRevision, firstCreatedMs: parsed.firstCreatedMs, receivedMs: nowMs,
+      aliveForMs: Math.max(0, (value.aliveUntil?.getTime() ?? 0) - writtenMs),
+      expiresInMs: (value.expires?.getTime() ?? 0) - writtenMs,
+    });
+    this.o.onChange?.();
+  }
+
+  private async watchLoop(): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      try {
+        const from = this.lastRevision;
+        const iter = await this.o.kv.watch(from > 0 ? { resumeFromRevision: from + 1 } : {});
+        const stop = () => iter.stop();
+        this.abort.signal.addEventListener("abort", stop, { once: true });
+        for await (const e of iter) {
+          this.apply(e.key, e.operation, e.value, e.revision, e.created.getTime());
+          this.lastRevision = Math.max(this.lastRevision, e.revision);
+        }
+        this.abort.signal.removeEventListener("abort", stop);
+      } catch (err) {
+        if (this.abort.signal.aborted) return;
+        this.o.logger.warn({ err: (err as Error).message }, "shared queue watch interrupted; resuming");
+      }
+      if (!this.abort.signal.aborted) await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
