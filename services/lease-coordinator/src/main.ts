@@ -42,6 +42,10 @@ await runService({
       queue: { natsReplicas: (config as { NATS_REPLICAS?: number }).NATS_REPLICAS ?? 1 },
     });
 
+    // At SIGTERM the gRPC server stops first and cuts waiting Acquires: their callers retry on
+    // another replica, so their entries in the shared wait queue must stay (runnable.handOver).
+    for (const sig of ["SIGTERM", "SIGINT"] as const) process.once(sig, () => lc.handOver());
+
     function readPem(variable: "ADMISSION_TLS_CERT" | "ADMISSION_TLS_KEY"): Buffer {
       try {
         return readFileSync(config[variable]!);

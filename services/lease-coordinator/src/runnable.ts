@@ -70,6 +70,8 @@ export interface LeaseCoordinator {
   holdOf(node: string): NodeHold | undefined | { unavailable: string };
   /** Publishes a break-glass override of a lease as a warning event (the webhook's audit). */
   auditBreakGlass(node: string, message: string): void;
+  /** The replica is stopping: waiting calls cut from now on keep their place in the shared queue. */
+  handOver(): void;
 }
 
 const STARTING = { unavailable: "the lease-coordinator is starting: the state plane is not synced yet" };
@@ -88,6 +90,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
   let outbox: EventOutbox | undefined;
   let adapters: AdapterReconciler | undefined;
   let line: SharedQueue | undefined;
+  let leaving = false;
   const replica = o.replica ?? `lease-coordinator-${Math.random().toString(36).slice(2, 10)}`;
   /** What wire() built for serve(). */
   let serving: { coordinator: Coordinator; index: LeaseIndex; events: EventSink; allBudgets: () => void } | undefined;
@@ -129,6 +132,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       const queueKv = await ensureLeaseQueueBucket(nc, { replicas: o.queue?.natsReplicas ?? 1 });
       let wake = () => {};
       const shared = (line = new SharedQueue({ kv: queueKv, replica, logger: logger.child({ component: "shared-queue" }), clock, refreshMs: o.queue?.refreshMs, onChange: () => wake() }));
+      if (leaving) shared.handOver();
       if (o.registry) observeSharedQueue(o.registry, () => line);
       // Every decision reads nodes, pools and budgets indexed (node by name, pool and budget
       // members); the index follows the cache change by change (fed below, from the initial load
@@ -251,5 +255,14 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
     },
   });
 
-  return { service, runnable, holdOf: (node) => holdOf(node), auditBreakGlass: (node, message) => auditBreakGlass(node, message) };
+  return {
+    service,
+    runnable,
+    holdOf: (node) => holdOf(node),
+    auditBreakGlass: (node, message) => auditBreakGlass(node, message),
+    handOver: () => {
+      leaving = true;
+      line?.handOver();
+    },
+  };
 }

@@ -50,7 +50,8 @@ export interface NodeHold {
 export interface WaitLine {
   queueFor(candidate: QueueCandidate | undefined, nowMs: number): Waiter[];
   register(waiter: Omit<Waiter, "enqueuedMs">): Promise<void>;
-  unregister(holder: string, node: string): Promise<void>;
+  /** `cancelled`: the call was cut before its answer (by its caller, or by this replica's shutdown). */
+  unregister(holder: string, node: string, cancelled?: boolean): Promise<void>;
 }
 
 export interface EventSink {
@@ -301,7 +302,7 @@ export class Coordinator {
     } finally {
       // A waiter that got its answer (or gave up, or was cancelled) must not hold a place in line.
       // Not awaited: the answer does not wait for the delete.
-      void this.o.line.unregister(req.holder, req.node);
+      void this.o.line.unregister(req.holder, req.node, signal?.aborted === true);
     }
   }
 

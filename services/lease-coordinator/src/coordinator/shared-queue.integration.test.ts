@@ -98,4 +98,18 @@ describe("shared wait queue", () => {
     await b.queue.unregister("w3", "n2");
     expect((await b.kv.get(leaseQueueKey("n2", "w3")))?.operation).toBe("DEL");
   });
+
+  it("a replica handing over (stopping) leaves the entries of cut calls for their callers, and still deletes answered ones", async () => {
+    const a = await replica("a3");
+    await a.queue.register(waiter("w4", "n3"));
+    await a.queue.register(waiter("w5", "n3"));
+    a.queue.handOver();
+    await a.queue.unregister("w4", "n3", true);
+    await a.queue.unregister("w5", "n3", false);
+    expect((await a.kv.get(leaseQueueKey("n3", "w4")))?.operation).toBe("PUT");
+    expect((await a.kv.get(leaseQueueKey("n3", "w5")))?.operation).toBe("DEL");
+    // No longer refreshed by a: it stops counting after the alive bound, for everyone but w4.
+    await waitFor(() => line(a.queue).length === 0, { timeoutMs: 5_000, what: "w4 no longer counted" });
+    expect(line(a.queue, { holder: "w4", node: "n3" })).toEqual(["w4@n3"]);
+  });
 });

@@ -53,6 +53,7 @@ export class SharedQueue {
   private readonly abort = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private lastRevision = 0;
+  private leaving = false;
 
   constructor(private readonly o: SharedQueueOptions) {
     this.clock = o.clock ?? Date.now;
@@ -70,6 +71,15 @@ export class SharedQueue {
   stop(): void {
     this.abort.abort();
     clearInterval(this.timer);
+  }
+
+  /**
+   * This replica is going away (SIGTERM): a call cancelled from now on is most likely cut by our own
+   * shutdown, not given up by its caller, so its entry stays for the caller to take over elsewhere
+   * (it stops counting for others after the alive bound if the caller does not come back).
+   */
+  handOver(): void {
+    this.leaving = true;
   }
 
   /** The queue a decision for `candidate` reads. */
@@ -127,9 +137,14 @@ export class SharedQueue {
    * The waiter got its answer, gave up or was cancelled: its entry goes. The delete is a CAS on our
    * last write, so an entry another replica took over meanwhile (the caller reconnected) stays.
    */
-  async unregister(holder: string, node: string): Promise<void> {
+  async unregister(holder: string, node: string, cancelled = false): Promise<void> {
     const key = leaseQueueKey(node, holder);
     const mine = this.served.get(key);
+    if (cancelled && this.leaving) {
+      this.served.delete(key);
+      if (mine !== undefined) this.o.logger.debug({ node, holder }, "shared queue entry left for its caller");
+      return;
+    }
     // Answered here without waiting, but its entry from an earlier call (a replica that went away)
     // is still there: it goes too, or it would hold budget room for a holder that has its answer.
     const theirs = mine === undefined ? this.revisions.get(key) : undefined;
