@@ -154,7 +154,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         },
       });
       wake = () => c.notify();
-      shared.start();
+      await shared.start();
       // Waiting acquires are decided again the moment the view turns fresh (or stale).
       freshness.onChange((f) => {
         c.notify();

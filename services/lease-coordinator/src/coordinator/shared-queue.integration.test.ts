@@ -25,7 +25,7 @@ async function replica(name: string): Promise<{ queue: SharedQueue; kv: Awaited<
   const nc = await connectBus({ servers: nats.url, name });
   const kv = await ensureLeaseQueueBucket(nc);
   const queue = new SharedQueue({ kv, replica: name, logger: silentLogger(), refreshMs: REFRESH_MS });
-  queue.start();
+  await queue.start();
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -72,9 +72,8 @@ describe("shared wait queue", () => {
     expect(value.replica).toBe("a");
     expect(Number(value.firstRevision)).toBe(firstRevision);
     expect(line(a.queue)).toEqual(["w1@n1", "w2@n1"]);
-    // A replica started now reads the same line.
+    // A replica started now reads the same line, before it serves.
     const c = await replica("c");
-    await waitFor(() => line(c.queue).length === 2, { what: "c loaded" });
     expect(line(c.queue)).toEqual(["w1@n1", "w2@n1"]);
 
     // Answered: entries go, on every replica.

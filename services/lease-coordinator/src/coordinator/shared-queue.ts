@@ -54,6 +54,9 @@ export class SharedQueue {
   private timer: NodeJS.Timeout | undefined;
   private lastRevision = 0;
   private leaving = false;
+  private loaded!: () => void;
+  /** Resolves once the bucket's entries at start are in the mirror. */
+  readonly ready = new Promise<void>((r) => (this.loaded = r));
 
   constructor(private readonly o: SharedQueueOptions) {
     this.clock = o.clock ?? Date.now;
@@ -61,10 +64,22 @@ export class SharedQueue {
     this.aliveForMs = ALIVE_REFRESHES * this.refreshMs;
   }
 
-  /** Starts watching the bucket and rewriting the waiters this replica serves. */
-  start(): void {
+  /**
+   * Starts watching the bucket and rewriting the waiters this replica serves; resolves once the
+   * entries already there are mirrored (a replica serving before that could let a newcomer pass
+   * them), or after `loadTimeoutMs`: an unreadable bucket costs fairness, not service.
+   */
+  async start(loadTimeoutMs = 5_000): Promise<void> {
     void this.watchLoop();
     this.timer = setInterval(() => void this.refresh(), this.refreshMs);
+    // An empty bucket delivers nothing to say so: asked once.
+    void this.o.kv.status().then(
+      (st) => st.values === 0 && this.loaded(),
+      () => undefined,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.ready, new Promise<void>((r) => (timer = setTimeout(r, loadTimeoutMs)))]);
+    clearTimeout(timer);
   }
 
   /** Stops watching and rewriting; the entries stay (a caller may reconnect elsewhere). */
@@ -250,6 +265,7 @@ export class SharedQueue {
         for await (const e of iter) {
           this.apply(e.key, e.operation, e.value, e.revision, e.created.getTime());
           this.lastRevision = Math.max(this.lastRevision, e.revision);
+          if (e.isUpdate) this.loaded(); // the last of the entries there at start (then every later one)
         }
         this.abort.signal.removeEventListener("abort", stop);
       } catch (err) {
