@@ -39,7 +39,7 @@ await runService({
       adapters: adaptersOf(config),
       replica: coordinatorId(config),
       // NATS_REPLICAS is being added to the common settings; until it is there the bucket has one.
-      queue: { natsReplicas: (config as { NATS_REPLICAS?: number }).NATS_REPLICAS ?? 1 },
+      queue: { natsReplicas: (config as { NATS_REPLICAS?: number }).NATS_REPLICAS ?? 1, refreshMs: config.LEASE_QUEUE_REFRESH },
     });
 
     // At SIGTERM the gRPC server stops first and cuts waiting Acquires: their callers retry on
