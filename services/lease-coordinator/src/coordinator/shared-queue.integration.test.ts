@@ -98,7 +98,7 @@ describe("shared wait queue", () => {
     expect((await b.kv.get(leaseQueueKey("n2", "w3")))?.operation).toBe("DEL");
   });
 
-  it("a replica handing over (stopping) leaves the entries of cut calls for their callers, and still deletes answered ones", async () => {
+  it("a replica handing over (stopping) leaves the entries of cut calls for their callers, still deletes answered ones, and an answer elsewhere removes the entry left", async () => {
     const a = await replica("a3");
     await a.queue.register(waiter("w4", "n3"));
     await a.queue.register(waiter("w5", "n3"));
@@ -110,5 +110,10 @@ describe("shared wait queue", () => {
     // No longer refreshed by a: it stops counting after the alive bound, for everyone but w4.
     await waitFor(() => line(a.queue).length === 0, { timeoutMs: 5_000, what: "w4 no longer counted" });
     expect(line(a.queue, { holder: "w4", node: "n3" })).toEqual(["w4@n3"]);
+    // w4 asks another replica, which answers at once without serving it in line: its entry goes.
+    const b = await replica("b3");
+    expect(line(b.queue, { holder: "w4", node: "n3" })).toEqual(["w4@n3"]);
+    await b.queue.unregister("w4", "n3");
+    expect((await a.kv.get(leaseQueueKey("n3", "w4")))?.operation).toBe("DEL");
   });
 });
