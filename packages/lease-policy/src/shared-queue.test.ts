@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sharedWaitQueue, type SharedWaiter } from "./shared-queue.js";
+import { changesDecisions, sharedWaitQueue, type SharedWaiter } from "./shared-queue.js";
 import { decide } from "./decide.js";
 import { node, pool, request, testPolicy } from "./fixtures.js";
 import { waitersAhead } from "./queue.js";
@@ -9,6 +9,21 @@ const e = (holder: string, node: string, firstRevision: number, o: Partial<Share
 });
 const order = (entries: SharedWaiter[], nowMs: number, candidate?: { holder: string; node: string; expiresMs: number }) =>
   sharedWaitQueue(entries, nowMs, candidate).map((w) => `${w.holder}@${w.enqueuedMs}`);
+
+describe("changesDecisions", () => {
+  const nowMs = 6_000;
+  it.each<[string, SharedWaiter | undefined, SharedWaiter, boolean]>([
+    ["a new waiter", undefined, e("w", "n", 1), true],
+    ["a refresh of a counting waiter", e("w", "n", 1, { receivedMs: 4_000 }), e("w", "n", 1, { receivedMs: 6_000, replica: "a" }), false],
+    ["a refresh by the replica that took it over", e("w", "n", 1, { replica: "b" }), e("w", "n", 1, { replica: "a" }), false],
+    ["a waiter that counts again (its caller reconnected elsewhere)", e("w", "n", 1, { receivedMs: 0 }), e("w", "n", 1), true],
+    ["another place", e("w", "n", 1), e("w", "n", 9), true],
+    ["other scopes", e("w", "n", 1), e("w", "n", 1, { scopes: ["pool.worker", "budget.zone-b"] }), true],
+    ["another operation", e("w", "n", 1), e("w", "n", 1, { operation: "Reboot" }), true],
+  ])("%s: %s", (_, previous, next, want) => {
+    expect(changesDecisions(previous, next, nowMs)).toBe(want);
+  });
+});
 
 describe("sharedWaitQueue", () => {
   it.each<[string, SharedWaiter[], number, { holder: string; node: string; expiresMs: number } | undefined, string[]]>([

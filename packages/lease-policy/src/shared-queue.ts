@@ -44,6 +44,23 @@ export function counts(w: SharedWaiter, nowMs: number): boolean {
 }
 
 /**
+ * Whether a new value of an entry can change a decision: a new waiter, one that counts again, or a
+ * changed place, operation or scopes. A refresh (the same waiter, still counting) cannot: with
+ * every waiter rewritten every few seconds, waking every waiting call on each would cost
+ * waiters² decisions per interval. (An entry that stops counting does so with time, which waiting
+ * calls re-decide on anyway.)
+ */
+export function changesDecisions(previous: SharedWaiter | undefined, next: SharedWaiter, nowMs: number): boolean {
+  if (previous === undefined || !counts(previous, nowMs)) return true;
+  return (
+    previous.firstRevision !== next.firstRevision ||
+    previous.operation !== next.operation ||
+    previous.scopes.length !== next.scopes.length ||
+    previous.scopes.some((s, i) => s !== next.scopes[i])
+  );
+}
+
+/**
  * The queue a decision reads: live entries in order of first creation. An entry nobody refreshes
  * (its replica died) drops out after its alive bound, except the candidate's own: a caller that
  * reconnects to another replica keeps its original place. enqueuedMs is the first creation's server

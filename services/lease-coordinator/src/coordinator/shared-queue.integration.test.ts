@@ -21,10 +21,10 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-async function replica(name: string): Promise<{ queue: SharedQueue; kv: Awaited<ReturnType<typeof ensureLeaseQueueBucket>>; close(): Promise<void> }> {
+async function replica(name: string, onChange?: () => void): Promise<{ queue: SharedQueue; kv: Awaited<ReturnType<typeof ensureLeaseQueueBucket>>; close(): Promise<void> }> {
   const nc = await connectBus({ servers: nats.url, name });
   const kv = await ensureLeaseQueueBucket(nc);
-  const queue = new SharedQueue({ kv, replica: name, logger: silentLogger(), refreshMs: REFRESH_MS });
+  const queue = new SharedQueue({ kv, replica: name, logger: silentLogger(), refreshMs: REFRESH_MS, onChange });
   await queue.start();
   let closed = false;
   const close = async () => {
@@ -81,6 +81,22 @@ describe("shared wait queue", () => {
     await a.queue.unregister("w2", "n1");
     await waitFor(() => line(c.queue).length === 0, { what: "entries deleted" });
     expect(await a.kv.get(leaseQueueKey("n1", "w1"))).toMatchObject({ operation: "DEL" });
+  });
+
+  it("wakes waiting calls on a new waiter or a deleted one, not on every refresh", async () => {
+    let wakes = 0;
+    const a = await replica("a4");
+    const b = await replica("b4", () => wakes++);
+    await a.queue.register(waiter("w7", "n5"));
+    await waitFor(() => line(b.queue).length === 1, { what: "w7 seen by b" });
+    const afterNew = wakes;
+    expect(afterNew).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 5 * REFRESH_MS)); // about five refreshes of w7 reach b
+    expect(line(b.queue)).toEqual(["w7@n5"]);
+    expect(wakes).toBe(afterNew);
+    await a.queue.unregister("w7", "n5");
+    await waitFor(() => line(b.queue).length === 0, { what: "w7 gone on b" });
+    expect(wakes).toBe(afterNew + 1);
   });
 
   it("a replica's late delete does not remove an entry another replica took over", async () => {

@@ -7,7 +7,7 @@
 // caller that reconnects to another replica is served in its first place.
 import type { ensureLeaseQueueBucket } from "@lockstep/bus";
 import { LeaseWaiter, leaseQueueKey, parseLeaseQueueKey } from "@lockstep/contracts";
-import { counts, sharedWaitQueue, type OperationName, type QueueCandidate, type SharedWaiter, type Waiter } from "@lockstep/lease-policy";
+import { changesDecisions, counts, sharedWaitQueue, type OperationName, type QueueCandidate, type SharedWaiter, type Waiter } from "@lockstep/lease-policy";
 import type { Logger } from "pino";
 
 export type QueueKv = Awaited<ReturnType<typeof ensureLeaseQueueBucket>>;
@@ -220,11 +220,17 @@ export class SharedQueue {
   }
 
   private mirrorOwn(key: string, w: Omit<Waiter, "enqueuedMs">, firstRevision: number, firstCreatedMs: number, nowMs: number): void {
-    this.mirror.set(key, {
+    this.mirrorSet(key, {
       holder: w.holder, node: w.node, operation: w.operation, scopes: w.scopes, replica: this.o.replica,
       firstRevision, firstCreatedMs, receivedMs: nowMs, aliveForMs: this.aliveForMs, expiresInMs: w.expiresMs - nowMs,
-    });
-    this.o.onChange?.();
+    }, nowMs);
+  }
+
+  /** Waiting calls are woken only by a change that can change a decision, not by refreshes. */
+  private mirrorSet(key: string, next: SharedWaiter, nowMs: number): void {
+    const changed = changesDecisions(this.mirror.get(key), next, nowMs);
+    this.mirror.set(key, next);
+    if (changed) this.o.onChange?.();
   }
 
   private apply(key: string, op: string, bytes: Uint8Array, revision: number, createdMs: number): void {
@@ -246,13 +252,12 @@ export class SharedQueue {
     const { value } = parsed;
     const writtenMs = value.written?.getTime() ?? 0;
     const nowMs = this.clock();
-    this.mirror.set(key, {
+    this.mirrorSet(key, {
       holder: id.holder, node: id.node, operation: value.operation as OperationName, scopes: value.scopes, replica: value.replica,
       firstRevision: parsed.firstRevision, firstCreatedMs: parsed.firstCreatedMs, receivedMs: nowMs,
       aliveForMs: Math.max(0, (value.aliveUntil?.getTime() ?? 0) - writtenMs),
       expiresInMs: (value.expires?.getTime() ?? 0) - writtenMs,
-    });
-    this.o.onChange?.();
+    }, nowMs);
   }
 
   private async watchLoop(): Promise<void> {
