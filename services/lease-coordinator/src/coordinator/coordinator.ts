@@ -49,9 +49,10 @@ export interface NodeHold {
  */
 export interface WaitLine {
   queueFor(candidate: QueueCandidate | undefined, nowMs: number): Waiter[];
-  register(waiter: Omit<Waiter, "enqueuedMs">): Promise<void>;
+  /** `call` identifies the waiting call (one caller may have two here for a moment after a retry). */
+  register(waiter: Omit<Waiter, "enqueuedMs">, call: object): Promise<void>;
   /** `cancelled`: the call was cut before its answer (by its caller, or by this replica's shutdown). */
-  unregister(holder: string, node: string, cancelled?: boolean): Promise<void>;
+  unregister(holder: string, node: string, cancelled: boolean, call: object): Promise<void>;
 }
 
 export interface EventSink {
@@ -240,6 +241,7 @@ export class Coordinator {
     let announced = false;
     let verified = false;
     const candidate: QueueCandidate = { holder: req.holder, node: req.node, expiresMs: deadline };
+    const call = {}; // this call's identity in the shared line
     try {
       for (;;) {
         if (signal?.aborted) throw new CoordinatorError("cancelled", "the caller cancelled the request");
@@ -287,7 +289,7 @@ export class Coordinator {
         }
         if (inLine !== undefined) {
           // Failing to join the shared line costs fairness, not safety (grants are CAS writes).
-          await this.o.line.register({ holder: inLine.holder, node: inLine.node, operation: inLine.operation, scopes: inLine.scopes, expiresMs: deadline }).catch((err: Error) =>
+          await this.o.line.register({ holder: inLine.holder, node: inLine.node, operation: inLine.operation, scopes: inLine.scopes, expiresMs: deadline }, call).catch((err: Error) =>
             this.o.logger.warn({ node: req.node, holder: req.holder, err: err.message }, "shared queue entry not written"),
           );
         }
@@ -302,7 +304,7 @@ export class Coordinator {
     } finally {
       // A waiter that got its answer (or gave up, or was cancelled) must not hold a place in line.
       // Not awaited: the answer does not wait for the delete.
-      void this.o.line.unregister(req.holder, req.node, signal?.aborted === true);
+      void this.o.line.unregister(req.holder, req.node, signal?.aborted === true, call);
     }
   }
 

@@ -2,6 +2,8 @@
 // two coordinators each behind its own gRPC server): a waiter is served before a later waiter
 // whichever replica each of them called, and keeps its place when its replica goes away and it
 // reconnects to another.
+import { closeBus, connectBus, ensureLeaseQueueBucket } from "@lockstep/bus";
+import { leaseQueueKey, LeaseWaiter } from "@lockstep/contracts";
 import { acquireLease, type LeaseHandle } from "@lockstep/lease-client";
 import { waitFor } from "@lockstep/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -22,6 +24,17 @@ function track<T>(name: string, p: Promise<T>, order: string[]): { settled: () =
     order.push(name);
   });
   return { settled: () => done, result };
+}
+
+/** Which replica serves the waiter's entry in the shared queue (read from the bucket itself). */
+async function servedBy(w: World, holder: string, node: string): Promise<string> {
+  const nc = await connectBus({ servers: w.nats.url });
+  try {
+    const e = await (await ensureLeaseQueueBucket(nc)).get(leaseQueueKey(node, holder));
+    return e?.operation === "PUT" ? LeaseWaiter.decode(e.value).replica : "";
+  } finally {
+    await closeBus(nc);
+  }
 }
 
 const inLine = (w: World, replica: number, holders: string[]) => () => {
@@ -69,6 +82,7 @@ describe("one wait queue across replicas", () => {
       order,
     );
     await waitFor(inLine(w, 0, ["w1"]), { what: "w1 (on B) in line on replica A" });
+    expect(await servedBy(w, "w1", "n2")).toBe("replica-1");
     const w2 = track("w2", acquire(a.client, { node: "n2", holder: "w2", waitSeconds: 30 }), order);
     await waitFor(inLine(w, 0, ["w1", "w2"]), { what: "w1 then w2 in line on replica A" });
 
@@ -76,8 +90,12 @@ describe("one wait queue across replicas", () => {
     // w1's entry, and nobody refreshes it until W1's client has asked A).
     await b.crash();
     // W1's client retried on A, which took its entry over, keeping its place.
-    await waitFor(() => a.coordinator.queue.map((x) => x.holder).join(",") === "w1,w2" && !w1.settled(), { what: "w1 waiting on A" });
+    await waitFor(async () => (await servedBy(w, "w1", "n2")) === "replica-0", {
+      what: "w1's entry served by A",
+      explain: () => `queue on A: ${a.coordinator.queue.map((x) => x.holder).join(",")}; w1 settled: ${w1.settled()}`,
+    });
     expect(inLine(w, 0, ["w1", "w2"])()).toBe(true);
+    expect(w1.settled()).toBe(false);
     // Long past the alive bound of a dead replica's entry (3 x 2 s): w1 still counts, A refreshes it.
     await new Promise((r) => setTimeout(r, 7_000));
     expect(a.coordinator.queue.map((x) => x.holder)).toEqual(["w1", "w2"]);

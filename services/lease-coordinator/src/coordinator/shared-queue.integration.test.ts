@@ -99,6 +99,19 @@ describe("shared wait queue", () => {
     expect(wakes).toBe(afterNew + 1);
   });
 
+  it("one caller with two calls waiting on one replica (a retry while the old call runs): the first to end leaves the entry to the other", async () => {
+    const a = await replica("a5");
+    const [old, retried] = [{}, {}];
+    await a.queue.register(waiter("w8", "n6"), old);
+    await a.queue.register(waiter("w8", "n6"), retried);
+    await a.queue.unregister("w8", "n6", true, old);
+    expect((await a.kv.get(leaseQueueKey("n6", "w8")))?.operation).toBe("PUT");
+    await new Promise((r) => setTimeout(r, 4 * 3 * REFRESH_MS)); // still refreshed for the retried call
+    expect(line(a.queue)).toEqual(["w8@n6"]);
+    await a.queue.unregister("w8", "n6", false, retried);
+    expect((await a.kv.get(leaseQueueKey("n6", "w8")))?.operation).toBe("DEL");
+  });
+
   it("a replica's late delete does not remove an entry another replica took over", async () => {
     const a = await replica("a2");
     const b = await replica("b2");

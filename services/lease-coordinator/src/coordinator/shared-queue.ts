@@ -36,6 +36,11 @@ export interface SharedQueueOptions {
 /** A waiter this replica serves. */
 interface Served {
   waiter: Omit<Waiter, "enqueuedMs">;
+  /**
+   * The calls waiting here for it: a caller that retried after a dropped connection may have its
+   * old call still running here for a moment, and that call's end must not delete the entry.
+   */
+  calls: Set<object>;
   firstRevision: number;
   firstCreatedMs: number;
   /** Revision of our last write of the entry (a delete is a CAS on it). */
@@ -113,15 +118,16 @@ export class SharedQueue {
    * Puts the waiter in the shared line, or (already there, e.g. served by a replica that died)
    * takes its entry over keeping its first place. Later calls only update its deadline and scopes.
    */
-  async register(waiter: Omit<Waiter, "enqueuedMs">): Promise<void> {
+  async register(waiter: Omit<Waiter, "enqueuedMs">, call: object = waiter): Promise<void> {
     const key = leaseQueueKey(waiter.node, waiter.holder);
     const mine = this.served.get(key);
     if (mine !== undefined) {
       mine.waiter = waiter;
+      mine.calls.add(call);
       return;
     }
     const known = this.mirror.get(key);
-    if (known !== undefined) return this.takeOver(key, waiter, known.firstRevision, known.firstCreatedMs);
+    if (known !== undefined) return this.takeOver(key, waiter, call, known.firstRevision, known.firstCreatedMs);
     const nowMs = this.clock();
     let revision: number;
     try {
@@ -131,19 +137,19 @@ export class SharedQueue {
       const entry = await this.o.kv.get(key);
       if (entry === null || entry.operation !== "PUT") throw err;
       const first = this.firstOf(entry.value, entry.revision, entry.created.getTime());
-      return this.takeOver(key, waiter, first.firstRevision, first.firstCreatedMs);
+      return this.takeOver(key, waiter, call, first.firstRevision, first.firstCreatedMs);
     }
     // Our own write is our place at once (the watch echoes it later); its server time is read once.
     const entry = await this.o.kv.get(key);
     const createdMs = entry?.revision === revision ? entry.created.getTime() : nowMs;
-    this.served.set(key, { waiter, firstRevision: revision, firstCreatedMs: createdMs, revision });
+    this.served.set(key, { waiter, calls: new Set([call]), firstRevision: revision, firstCreatedMs: createdMs, revision });
     this.mirrorOwn(key, waiter, revision, createdMs, nowMs);
   }
 
-  private async takeOver(key: string, waiter: Omit<Waiter, "enqueuedMs">, firstRevision: number, firstCreatedMs: number): Promise<void> {
+  private async takeOver(key: string, waiter: Omit<Waiter, "enqueuedMs">, call: object, firstRevision: number, firstCreatedMs: number): Promise<void> {
     const nowMs = this.clock();
     const revision = await this.o.kv.put(key, this.encode(waiter, nowMs, { firstRevision, firstCreatedMs }));
-    this.served.set(key, { waiter, firstRevision, firstCreatedMs, revision });
+    this.served.set(key, { waiter, calls: new Set([call]), firstRevision, firstCreatedMs, revision });
     this.mirrorOwn(key, waiter, firstRevision, firstCreatedMs, nowMs);
     this.o.logger.debug({ node: waiter.node, holder: waiter.holder, firstRevision }, "shared queue entry taken over");
   }
@@ -152,9 +158,14 @@ export class SharedQueue {
    * The waiter got its answer, gave up or was cancelled: its entry goes. The delete is a CAS on our
    * last write, so an entry another replica took over meanwhile (the caller reconnected) stays.
    */
-  async unregister(holder: string, node: string, cancelled = false): Promise<void> {
+  async unregister(holder: string, node: string, cancelled = false, call?: object): Promise<void> {
     const key = leaseQueueKey(node, holder);
     const mine = this.served.get(key);
+    if (mine !== undefined && call !== undefined) {
+      mine.calls.delete(call);
+      // Another call of the same caller still waits here: the entry is its place.
+      if (mine.calls.size > 0) return;
+    }
     if (cancelled && this.leaving) {
       this.served.delete(key);
       if (mine !== undefined) this.o.logger.debug({ node, holder }, "shared queue entry left for its caller");
