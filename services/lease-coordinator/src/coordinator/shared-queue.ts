@@ -16,8 +16,9 @@ export type QueueKv = Awaited<ReturnType<typeof ensureLeaseQueueBucket>>;
 export const DEFAULT_QUEUE_REFRESH_MS = 2_000;
 /**
  * How long an entry counts without a rewrite: three refreshes, so one late or lost rewrite (a NATS
- * reconnect, a GC pause) never drops a live waiter, while a dead replica's waiters block others
- * for at most 6 s, less than a lease-client's reconnect and well under any lease's duration.
+ * reconnect, a GC pause) never drops a live waiter, while a dead replica's waiters hold others
+ * back for at most 6 s (at the default 2 s), well under any lease's duration. Their callers keep
+ * their place whenever they come back: their own entry counts for them regardless.
  */
 export const ALIVE_REFRESHES = 3;
 
@@ -29,7 +30,7 @@ export interface SharedQueueOptions {
   /** The coordinator's clock: entries are judged on it from when they were received. */
   clock?: () => number;
   refreshMs?: number;
-  /** Told whenever the mirror changed (waiting acquires decide again). */
+  /** Told when the mirror changed in a way that can change a decision (waiting acquires decide again). */
   onChange?: () => void;
 }
 
