@@ -195,7 +195,11 @@ export class SharedQueue {
         const revision = await this.o.kv.update(key, this.encode(s.waiter, nowMs, s), s.revision);
         // Unregistered while the write was in flight: the rewrite must not outlive the waiter.
         if (this.served.get(key) !== s) await this.o.kv.delete(key, { previousSeq: revision }).catch(() => undefined);
-        else s.revision = revision;
+        else {
+          s.revision = revision;
+          // Our own waiters stay live in our view even while the watch is down (it echoes this later).
+          this.mirrorOwn(key, s.waiter, s.firstRevision, s.firstCreatedMs, nowMs);
+        }
       } catch (err) {
         if (this.abort.signal.aborted) return;
         const message = (err as Error).message;
