@@ -39,7 +39,7 @@ export function sameWaiter(a: { holder: string; node: string }, b: { holder: str
 }
 
 /** Whether the entry still counts for others: rewritten recently enough by a live replica, and not given up. */
-export function counts(w: SharedWaiter, nowMs: number): boolean {
+export function countsInLine(w: SharedWaiter, nowMs: number): boolean {
   return nowMs < w.receivedMs + w.aliveForMs && nowMs < w.receivedMs + w.expiresInMs;
 }
 
@@ -51,7 +51,7 @@ export function counts(w: SharedWaiter, nowMs: number): boolean {
  * calls re-decide on anyway.)
  */
 export function changesDecisions(previous: SharedWaiter | undefined, next: SharedWaiter, nowMs: number): boolean {
-  if (previous === undefined || !counts(previous, nowMs)) return true;
+  if (previous === undefined || !countsInLine(previous, nowMs)) return true;
   return (
     previous.firstRevision !== next.firstRevision ||
     previous.operation !== next.operation ||
@@ -70,7 +70,7 @@ export function changesDecisions(previous: SharedWaiter | undefined, next: Share
 export function sharedWaitQueue(entries: Iterable<SharedWaiter>, nowMs: number, candidate?: QueueCandidate): Waiter[] {
   const kept: SharedWaiter[] = [];
   for (const w of entries) {
-    if (counts(w, nowMs) || (candidate !== undefined && sameWaiter(w, candidate))) kept.push(w);
+    if (countsInLine(w, nowMs) || (candidate !== undefined && sameWaiter(w, candidate))) kept.push(w);
   }
   kept.sort((a, b) => a.firstRevision - b.firstRevision);
   const out: Waiter[] = [];

@@ -7,7 +7,7 @@
 // caller that reconnects to another replica is served in its first place.
 import type { ensureLeaseQueueBucket } from "@lockstep/bus";
 import { LeaseWaiter, leaseQueueKey, parseLeaseQueueKey } from "@lockstep/contracts";
-import { changesDecisions, counts, sharedWaitQueue, type OperationName, type QueueCandidate, type SharedWaiter, type Waiter } from "@lockstep/lease-policy";
+import { changesDecisions, countsInLine, sharedWaitQueue, type OperationName, type QueueCandidate, type SharedWaiter, type Waiter } from "@lockstep/lease-policy";
 import type { Logger } from "pino";
 
 export type QueueKv = Awaited<ReturnType<typeof ensureLeaseQueueBucket>>;
@@ -111,7 +111,7 @@ export class SharedQueue {
   /** Waiters that count now, on every replica (the gauge). */
   size(nowMs = this.clock()): number {
     let n = 0;
-    for (const w of this.mirror.values()) if (counts(w, nowMs)) n++;
+    for (const w of this.mirror.values()) if (countsInLine(w, nowMs)) n++;
     return n;
   }
 
