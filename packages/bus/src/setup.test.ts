@@ -1,13 +1,13 @@
-// The event stream is created by whichever process starts first: many at once must all succeed,
-// however nats-server words the losers' refusal, and end with one stream.
+// The event stream (and the lease queue bucket) is created by whichever process starts first: many
+// at once must all succeed, however nats-server words the losers' refusal, and end with one stream.
 import { Writable } from "node:stream";
-import { EVENTS_STREAM, EVENT_SUBJECTS, STATE_BUCKET } from "@lockstep/contracts";
+import { EVENTS_STREAM, EVENT_SUBJECTS, LEASE_QUEUE_BUCKET, STATE_BUCKET } from "@lockstep/contracts";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { pino } from "pino";
 import { startNatsServer, type NatsServer } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeBus, connectBus } from "./connection.js";
-import { ensureEventStream, ensureStateBucket } from "./setup.js";
+import { ensureEventStream, ensureLeaseQueueBucket, ensureStateBucket } from "./setup.js";
 
 let srv: NatsServer;
 
@@ -72,6 +72,25 @@ describe("an existing R1 plane that cannot be scaled up", () => {
       expect(lines[0]!.err?.message).toMatch(/^NATS_REPLICAS=3 needs a JetStream cluster of at least 3 servers/);
     } finally {
       await closeBus(nc);
+    }
+  });
+});
+
+describe("ensureLeaseQueueBucket", () => {
+  it("is idempotent across processes creating it at once, and keeps one value per waiter for a bounded time", async () => {
+    const conns = await Promise.all(Array.from({ length: 4 }, (_, i) => connectBus({ servers: srv.url, name: `queue-setup-${i}` })));
+    try {
+      const kvs = await Promise.all(conns.map((nc) => ensureLeaseQueueBucket(nc, { maxAgeMs: 120_000 })));
+      const status = await kvs[0]!.status();
+      expect(status.bucket).toBe(LEASE_QUEUE_BUCKET);
+      expect(status.history).toBe(1);
+      expect(status.ttl).toBe(120_000);
+      expect(status.streamInfo.config.num_replicas).toBe(1);
+      // What one process wrote, another reads.
+      await kvs[0]!.put("waiter.w1.a", "x");
+      expect((await kvs[3]!.get("waiter.w1.a"))?.string()).toBe("x");
+    } finally {
+      await Promise.all(conns.map((nc) => closeBus(nc)));
     }
   });
 });

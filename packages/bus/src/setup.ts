@@ -3,7 +3,7 @@
 import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { EVENT_SUBJECTS, EVENTS_STREAM, STATE_BUCKET } from "@lockstep/contracts";
+import { EVENT_SUBJECTS, EVENTS_STREAM, LEASE_QUEUE_BUCKET, STATE_BUCKET } from "@lockstep/contracts";
 import type { Logger } from "pino";
 
 /** What every ensure* function takes: the replica count (NATS_REPLICAS) and where to log. */
@@ -80,6 +80,8 @@ export async function ensureStateBucket(nc: NatsConnection, o: StateBucketOption
 export interface KvBucketOptions extends ReplicatedOptions {
   /** Values kept per key (default 1). */
   history?: number;
+  /** How long a value nobody rewrites is kept (default: for ever). */
+  ttlMs?: number;
 }
 
 /** Creates or opens a file-backed KV bucket with `replicas` replicas (a bucket of Lockstep's own). */
@@ -91,7 +93,7 @@ async function createOrOpenBucket(nc: NatsConnection, name: string, o: KvBucketO
   const replicas = o.replicas ?? 1;
   let kv: KV;
   try {
-    kv = await new Kvm(nc).create(name, { history: o.history ?? 1, storage: StorageType.File, replicas });
+    kv = await new Kvm(nc).create(name, { history: o.history ?? 1, storage: StorageType.File, replicas, ...(o.ttlMs !== undefined ? { ttl: o.ttlMs } : {}) });
   } catch (err) {
     throw replicasError(err, replicas);
   }
@@ -158,4 +160,19 @@ const needsCluster = (replicas: number) => `NATS_REPLICAS=${replicas} needs a Je
 
 export function isNotFound(err: unknown): boolean {
   return /not found/i.test(String((err as Error)?.message ?? err));
+}
+
+export interface LeaseQueueBucketOptions extends ReplicatedOptions {
+  /**
+   * How long an entry nobody rewrites is kept (default 10 minutes). Serving replicas rewrite their
+   * waiters every few seconds, so this only clears what a dead replica left; it must outlast a
+   * caller's reconnect to another replica, which keeps the entry's place.
+   */
+  maxAgeMs?: number;
+}
+
+/** The lease-coordinators' shared wait queue (LEASE_QUEUE_BUCKET). */
+export async function ensureLeaseQueueBucket(nc: NatsConnection, o: LeaseQueueBucketOptions = {}): Promise<KV> {
+  // History 1: only the current value of each waiter matters; its place is carried in the value.
+  return ensureKvBucket(nc, LEASE_QUEUE_BUCKET, { ...o, history: 1, ttlMs: o.maxAgeMs ?? 600_000 });
 }

@@ -4,8 +4,8 @@
 // as its user; publishing outside its own subjects is refused with a permissions violation.
 import { randomBytes } from "node:crypto";
 import { CoreV1Api } from "@kubernetes/client-node";
-import { closeBus, connectBus, ensureEventStream, ensureStateBucket, EventPublisher, StateCache } from "@lockstep/bus";
-import { EVENTS_STREAM, Events, type EventType } from "@lockstep/contracts";
+import { closeBus, connectBus, ensureEventStream, ensureLeaseQueueBucket, ensureStateBucket, EventPublisher, StateCache } from "@lockstep/bus";
+import { EVENTS_STREAM, Events, leaseQueueKey, type EventType } from "@lockstep/contracts";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
@@ -125,6 +125,26 @@ describe("each service can do its job as its own NATS user", () => {
     expect(cache.list("machineSet")).toEqual([]);
     cache.stop();
   }, 20_000);
+
+  it("lease-coordinator: ensures its replicas' wait-queue bucket, watches it, and creates, reads, rewrites and deletes entries", async () => {
+    const nc = await connectAs("lease-coordinator");
+    const kv = await ensureLeaseQueueBucket(nc);
+    const seen: string[] = [];
+    const watch = await kv.watch();
+    const watching = (async () => {
+      for await (const e of watch) seen.push(`${e.operation} ${e.key}`);
+    })();
+    const key = leaseQueueKey("worker-0", "mcd/worker-0");
+    const created = await kv.create(key, new Uint8Array([1]));
+    expect((await kv.get(key))?.revision).toBe(created);
+    const updated = await kv.update(key, new Uint8Array([2]), created);
+    await kv.delete(key, { previousSeq: updated });
+    expect((await kv.status()).bucket).toBe("lockstep-lease-queue-v1");
+    await waitFor(() => seen.length === 3, { what: "the watch's three changes" });
+    expect(seen).toEqual([`PUT ${key}`, `PUT ${key}`, `DEL ${key}`]);
+    watch.stop();
+    await watching;
+  });
 
   it("skew-enforcer: reads back the newest fact it published", async () => {
     const nc = await connectAs("skew-enforcer");

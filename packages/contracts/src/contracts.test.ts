@@ -4,7 +4,7 @@ import { decode, encode, DecodeError } from "./codec.js";
 import { decodeEvent, EVENT_SUBJECTS, Events, eventBySubject, eventByTypeName, EventTypeError } from "./events.js";
 import { OperationType } from "./gen/lockstep/lease/v1/lease.js";
 import { NodeState } from "./gen/lockstep/state/v1/node.js";
-import { HEARTBEAT_KEY, nodeSignalKey, parseNodeSignalKey, parseStateKey, stateKey, StateKinds, SYNCED_KEY } from "./state.js";
+import { HEARTBEAT_KEY, leaseQueueKey, nodeSignalKey, parseLeaseQueueKey, parseNodeSignalKey, parseStateKey, stateKey, StateKinds, SYNCED_KEY } from "./state.js";
 
 const KV_KEY = /^[-/_=.a-zA-Z0-9]+$/;
 
@@ -76,6 +76,19 @@ describe("state keys", () => {
     expect(nodeSignalKey({ kind: "SelfNodeRemediation", namespace: "m", name: "w1" })).not.toBe(nodeSignalKey({ kind: "FenceAgentsRemediation", namespace: "m", name: "w1" }));
     expect(parseNodeSignalKey(stateKey("node", "w1"))).toBeUndefined();
     expect(() => nodeSignalKey({ kind: "", namespace: "", name: "x" })).toThrow(/kind/);
+  });
+
+  it("names a lease waiter by node and holder, reversibly (holders carry ':' and '/')", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (node, holder) => {
+        const key = leaseQueueKey(node, holder);
+        expect(key).toMatch(KV_KEY);
+        expect(parseLeaseQueueKey(key)).toEqual({ node, holder });
+      }),
+    );
+    expect(leaseQueueKey("w1", "system:serviceaccount:ops:robot/t-1")).toBe("waiter.w1.system_3Aserviceaccount_3Aops_3Arobot_2Ft-1");
+    expect(parseLeaseQueueKey(stateKey("node", "w1"))).toBeUndefined();
+    expect(parseLeaseQueueKey("waiter.a_Z.b")).toBeUndefined();
   });
 });
 

@@ -7,6 +7,7 @@ export * from "./gen/lockstep/lease/v1/lease.js";
 export * from "./gen/lockstep/skew/v1/skew.js";
 export * from "./gen/lockstep/state/v1/cluster.js";
 export * from "./gen/lockstep/state/v1/lease.js";
+export * from "./gen/lockstep/state/v1/lease_queue.js";
 export * from "./gen/lockstep/state/v1/machine_config.js";
 export * from "./gen/lockstep/state/v1/heartbeat.js";
 export * from "./gen/lockstep/state/v1/machine_set.js";

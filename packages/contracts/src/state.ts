@@ -16,6 +16,12 @@ import { decodeToken, encodeToken } from "./names.js";
 
 export const STATE_BUCKET = "lockstep-state-v1";
 
+/**
+ * The lease-coordinators' shared wait queue: one key per waiting requester (leaseQueueKey), value
+ * a LeaseWaiter. Not part of the state plane: only lease-coordinator replicas read and write it.
+ */
+export const LEASE_QUEUE_BUCKET = "lockstep-lease-queue-v1";
+
 export interface StateKind<T> {
   readonly prefix: string;
   readonly namespaced: boolean;
@@ -122,4 +128,20 @@ export function parseNodeSignalKey(key: string): SignalSourceRef | undefined {
 /** KV watch filter for all keys of one kind, e.g. `node.>`. */
 export function stateKindFilter(kind: StateKindName): string {
   return `${StateKinds[kind].prefix}.>`;
+}
+
+/** Key of one waiter in LEASE_QUEUE_BUCKET: `waiter.<node>.<holder>`, each token encoded. */
+export function leaseQueueKey(node: string, holder: string): string {
+  return `waiter.${encodeToken(node)}.${encodeToken(holder)}`;
+}
+
+/** Inverse of leaseQueueKey (undefined for other keys). */
+export function parseLeaseQueueKey(key: string): { node: string; holder: string } | undefined {
+  const parts = key.split(".");
+  if (parts.length !== 3 || parts[0] !== "waiter") return undefined;
+  try {
+    return { node: decodeToken(parts[1]!), holder: decodeToken(parts[2]!) };
+  } catch {
+    return undefined;
+  }
 }

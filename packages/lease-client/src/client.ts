@@ -19,6 +19,7 @@ import {
 } from "@lockstep/contracts";
 import { afterRenew, defaultTimings, validateHolderTimings, type HolderState, type HolderTimings, type HolderVerdict, type RenewResult } from "./health.js";
 import { toOperationType, type OperationName } from "./operation.js";
+import { waitRetry } from "./wait-retry.js";
 
 export interface AcquireLeaseOptions {
   /** host:port of the lease-coordinator's gRPC service. */
@@ -28,7 +29,7 @@ export interface AcquireLeaseOptions {
   holder: string;
   reason: string;
   durationSeconds: number;
-  /** Wait in line up to this long instead of being denied at once. */
+  /** Wait in line up to this long instead of being denied at once (asked again within it when the coordinator goes away). */
   waitSeconds?: number;
   force?: boolean;
   /** Renew timing; defaults from the duration (defaultTimings). */
@@ -114,7 +115,10 @@ function unary<Req, Res>(client: LeaseServiceClient, method: "acquire" | "renew"
   return new Promise((resolve, reject) => fn(req, new grpc.Metadata(), opts, (err, res) => (err ? reject(err) : resolve(res))));
 }
 
-/** Acquires the node or throws LeaseDeniedError (or the gRPC error, e.g. INVALID_ARGUMENT). */
+/**
+ * Acquires the node or throws LeaseDeniedError (or the gRPC error, e.g. INVALID_ARGUMENT). A waiting
+ * acquire is asked again on UNAVAILABLE within its wait (wait-retry.ts).
+ */
 export async function acquireLease(o: AcquireLeaseOptions): Promise<LeaseHandle> {
   const timings: HolderTimings = { ...defaultTimings(o.durationSeconds, o.timings) };
   const problems = validateHolderTimings(timings);
@@ -123,19 +127,31 @@ export async function acquireLease(o: AcquireLeaseOptions): Promise<LeaseHandle>
   const owned = o.client === undefined;
   const client = o.client ?? new LeaseServiceClient(o.address, o.credentials ?? grpc.credentials.createInsecure());
   let res: AcquireResponse;
-  try {
-    res = await unary<object, AcquireResponse>(client, "acquire", {
-      node: o.node,
-      operation,
-      holder: o.holder,
-      reason: o.reason,
-      durationSeconds: o.durationSeconds,
-      waitSeconds: o.waitSeconds ?? 0,
-      force: o.force ?? false,
-    });
-  } catch (err) {
-    if (owned) client.close();
-    throw err;
+  const deadlineMs = Date.now() + (o.waitSeconds ?? 0) * 1000;
+  let waitSeconds = o.waitSeconds ?? 0;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      res = await unary<object, AcquireResponse>(client, "acquire", {
+        node: o.node,
+        operation,
+        holder: o.holder,
+        reason: o.reason,
+        durationSeconds: o.durationSeconds,
+        waitSeconds,
+        force: o.force ?? false,
+      });
+      break;
+    } catch (err) {
+      // The coordinator went away mid-wait: ask again (another replica) for what is left of the wait.
+      const next = waitRetry({ unavailable: (err as grpc.ServiceError).code === grpc.status.UNAVAILABLE, waiting: (o.waitSeconds ?? 0) > 0, attempt, nowMs: Date.now(), deadlineMs });
+      if (next.retry) {
+        await new Promise((r) => setTimeout(r, next.delayMs));
+        waitSeconds = next.waitSeconds;
+        continue;
+      }
+      if (owned) client.close();
+      throw err;
+    }
   }
   if (!res.granted || !res.lease) {
     if (owned) client.close();

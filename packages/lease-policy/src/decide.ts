@@ -193,7 +193,7 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
       transitions = ours.transitions + 1;
     } else {
       // Free or expired after a binding preemption: reserved for the preemptor for a while, so it
-      // goes first (on any replica; the queue is per replica) without blocking the node forever.
+      // goes first (on any replica, waiting in line or not) without blocking the node forever.
       if (ours.preemptedBy !== "") {
         if (ours.preemptorHolder === req.holder) completesPreemption = true;
         else {

@@ -19,6 +19,7 @@ export * from "./operations.js";
 export * from "./pools.js";
 export * from "./preflight.js";
 export * from "./queue.js";
+export * from "./shared-queue.js";
 export * from "./release.js";
 export * from "./selector.js";
 export * from "./types.js";

@@ -36,6 +36,13 @@ describe("lease model", () => {
     expect(total.replicaRestarts).toBeGreaterThan(2500);
   });
 
+  it("with one wait queue shared by every replica (and kept over their restarts) still never two believing holders nor a budget exceeded (400 seeds)", () => {
+    const total = runSeeds(90_000, 400, faultyWorldOptions({ sharedQueue: true }));
+    expect(total.violations.slice(0, 3)).toEqual([]);
+    expect(total.grants).toBeGreaterThan(3000);
+    expect(total.replicaRestarts).toBeGreaterThan(1500);
+  });
+
   it("a forced request never yields two believing holders even when most acquires force (400 seeds)", () => {
     const total = runSeeds(50_000, 400, faultyWorldOptions({ forceRate: 0.6 }));
     expect(total.violations.slice(0, 3)).toEqual([]);

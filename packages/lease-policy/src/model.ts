@@ -55,6 +55,11 @@ export interface ModelOptions {
   maxStepMs?: number;
   /** Told of every decision and belief change (to replay a failing seed). */
   trace?: (line: string) => void;
+  /**
+   * One wait queue read and written by every replica, surviving replica restarts (the service's
+   * shared queue in NATS KV), instead of one per replica lost on restart.
+   */
+  sharedQueue?: boolean;
 }
 
 export interface ModelOutcome {
@@ -118,10 +123,15 @@ export function runModel(seed: number, o: ModelOptions): ModelOutcome {
   const requesters = Array.from({ length: o.requesters }, (_, k) => `req-${k}`);
 
   const at = (ri: number) => new Date(now + replicas[ri]!.clockOffsetMs);
-  const state = (ri: number) => replicas[ri]!.state(o.world, store);
+  const shared: { queue: Replica["queue"] } | undefined = o.sharedQueue ? { queue: [] } : undefined;
+  const state = (ri: number) => {
+    const s = replicas[ri]!.state(o.world, store);
+    return shared ? { ...s, queue: shared.queue } : s;
+  };
   const keep = (ri: number, d: { observations: Replica["observations"]; queue?: Replica["queue"] }) => {
     replicas[ri]!.observations = d.observations;
-    if (d.queue) replicas[ri]!.queue = d.queue;
+    if (d.queue && shared) shared.queue = d.queue;
+    else if (d.queue) replicas[ri]!.queue = d.queue;
   };
   const aliveFor = (ri: number, who: string) => {
     const myEpoch = epochs[ri];

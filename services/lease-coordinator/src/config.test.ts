@@ -42,6 +42,14 @@ describe("lease-coordinator config", () => {
     expect(none.ok && adaptersOf(none.config)).toBeUndefined();
   });
 
+  it("rewrites shared-queue entries every 2 s unless told otherwise, within 100 ms and 10 s", () => {
+    const r = parseConfig(leaseCoordinatorConfigSchema, base);
+    expect(r.ok && r.config.LEASE_QUEUE_REFRESH).toBe(2_000);
+    expect(errorsOf({ LEASE_QUEUE_REFRESH: "50ms" })).toEqual(["LEASE_QUEUE_REFRESH: must be between 100ms and 10s"]);
+    expect(errorsOf({ LEASE_QUEUE_REFRESH: "30s" })).toEqual(["LEASE_QUEUE_REFRESH: must be between 100ms and 10s"]);
+    expect(errorsOf({ LEASE_QUEUE_REFRESH: "500ms" })).toEqual([]);
+  });
+
   it("lists every problem of LEASE_ADAPTER* at once", () => {
     expect(errorsOf({ LEASE_ADAPTERS: "kured,nmo", LEASE_ADAPTER_DURATION: "2h", LEASE_ADAPTER_RESYNC: "10ms" })).toEqual([
       'LEASE_ADAPTERS: unknown adapter "nmo" (known: nodemaintenance, remediation, kured, machine, machineconfig, or none alone)',

@@ -28,6 +28,7 @@ import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "@loc
  * | LEASE_ADAPTERS | disruptors whose own objects (as the watcher publishes them) are recorded as leases (adapters/): nodemaintenance, remediation, kured, machine, machineconfig; `none` for none. All on by default: without machineconfig a node the MCO is updating looks free, and a maintenance could be granted on it. An MCO that holds its own Update lease (cluster-sim's cooperating one) covers its node's signal | nodemaintenance,remediation,kured,machine,machineconfig |
  * | LEASE_ADAPTER_DURATION | term of an adapted lease, renewed at half of it while the signal lasts (at most the policy's maxDurationSeconds) | 2m |
  * | LEASE_ADAPTER_RESYNC | how often the adapters look again without any change (kured's TTL, refused leases) | 10s |
+ * | LEASE_QUEUE_REFRESH | how often a replica rewrites the entries of the callers waiting on it in the shared wait queue; an entry not rewritten for 3 intervals (a dead replica's) stops holding others back | 2s |
  * | GRPC_PORT / HTTP_PORT | LeaseService / health and metrics | 9091 / 8091 |
  */
 export const leaseCoordinatorConfigSchema = serviceConfigSchema({
@@ -51,6 +52,7 @@ export const leaseCoordinatorConfigSchema = serviceConfigSchema({
   LEASE_ADAPTERS: env.list().default(["nodemaintenance", "remediation", "kured", "machine", "machineconfig"]),
   LEASE_ADAPTER_DURATION: env.duration().default(120_000),
   LEASE_ADAPTER_RESYNC: env.duration().default(10_000),
+  LEASE_QUEUE_REFRESH: env.duration().default(2_000),
 }).superRefine((c, ctx) => {
   const adapters = c.LEASE_ADAPTERS as unknown;
   if (Array.isArray(adapters)) {
@@ -66,6 +68,9 @@ export const leaseCoordinatorConfigSchema = serviceConfigSchema({
   }
   const resync = c.LEASE_ADAPTER_RESYNC as unknown;
   if (typeof resync === "number" && resync < 100) ctx.addIssue({ code: "custom", path: ["LEASE_ADAPTER_RESYNC"], message: "must be at least 100ms" });
+  // Above 10 s a dead replica's waiters would hold others back for over 30 s.
+  const refresh = c.LEASE_QUEUE_REFRESH as unknown;
+  if (typeof refresh === "number" && (refresh < 100 || refresh > 10_000)) ctx.addIssue({ code: "custom", path: ["LEASE_QUEUE_REFRESH"], message: "must be between 100ms and 10s" });
   if ((c.ADMISSION_TLS_CERT === undefined) !== (c.ADMISSION_TLS_KEY === undefined)) {
     ctx.addIssue({ code: "custom", path: [c.ADMISSION_TLS_CERT === undefined ? "ADMISSION_TLS_CERT" : "ADMISSION_TLS_KEY"], message: "ADMISSION_TLS_CERT and ADMISSION_TLS_KEY go together" });
   }

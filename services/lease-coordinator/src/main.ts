@@ -38,7 +38,13 @@ await runService({
       sweepIntervalMs: config.SWEEP_INTERVAL,
       budgetResyncMs: config.BUDGET_RESYNC,
       adapters: adaptersOf(config),
+      replica: coordinatorId(config),
+      queue: { natsReplicas: config.NATS_REPLICAS, refreshMs: config.LEASE_QUEUE_REFRESH },
     });
+
+    // At SIGTERM the gRPC server stops first and cuts waiting Acquires: their callers retry on
+    // another replica, so their entries in the shared wait queue must stay (runnable.handOver).
+    for (const sig of ["SIGTERM", "SIGINT"] as const) process.once(sig, () => lc.handOver());
 
     function readPem(variable: "ADMISSION_TLS_CERT" | "ADMISSION_TLS_KEY"): Buffer {
       try {

@@ -1,7 +1,7 @@
 // The lease-coordinator as a Runnable (the skeleton's state-plane consumer) plus its LeaseService
 // implementation: once the watcher's meta.synced is seen, serve; sweep for expiry; keep budget
 // status true (the leader only, with the lease adapters).
-import { EventPublisher, type BusConnectionOptions, type StateProjections } from "@lockstep/bus";
+import { ensureLeaseQueueBucket, EventPublisher, type BusConnectionOptions, type StateProjections } from "@lockstep/bus";
 import { Events, type LeaseServiceServer, type LeaseState } from "@lockstep/contracts";
 import type { KubeConfigLike } from "@lockstep/kube";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
@@ -17,6 +17,8 @@ import { Coordinator, type EventSink, type NodeHold } from "./coordinator/coordi
 import { leaseService } from "./api/lease-service.js";
 import { toOutgoing } from "./coordinator/events.js";
 import { EventOutbox } from "./coordinator/outbox.js";
+import { observeSharedQueue } from "./coordinator/queue-metrics.js";
+import { SharedQueue } from "./coordinator/shared-queue.js";
 import { KubeLeaseApi } from "./store/kube-leases.js";
 import { LeaseIndex } from "./store/lease-index.js";
 
@@ -58,6 +60,10 @@ export interface LeaseCoordinatorOptions {
    * Lease, so replicas cannot both win.
    */
   leader?: LeaderGate;
+  /** This replica's name in the shared wait queue (COORDINATOR_ID); default a random one. */
+  replica?: string;
+  /** The shared wait queue: its bucket's JetStream replicas (default 1) and refresh interval (default 2 s). */
+  queue?: { natsReplicas?: number; refreshMs?: number };
   /** Called once the coordinator serves (tests and benchmarks observe it). */
   onStarted?(coordinator: Coordinator, index: LeaseIndex): void;
 }
@@ -70,6 +76,8 @@ export interface LeaseCoordinator {
   holdOf(node: string): NodeHold | undefined | { unavailable: string };
   /** Publishes a break-glass override of a lease as a warning event (the webhook's audit). */
   auditBreakGlass(node: string, message: string): void;
+  /** The replica is stopping: waiting calls cut from now on keep their place in the shared queue. */
+  handOver(): void;
 }
 
 const STARTING = { unavailable: "the lease-coordinator is starting: the state plane is not synced yet" };
@@ -88,6 +96,9 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
   let budgets: WorkQueue | undefined;
   let outbox: EventOutbox | undefined;
   let adapters: AdapterReconciler | undefined;
+  let line: SharedQueue | undefined;
+  let leaving = false;
+  const replica = o.replica ?? `lease-coordinator-${Math.random().toString(36).slice(2, 10)}`;
   /** What wire() built for serve(). */
   let serving: { coordinator: Coordinator; index: LeaseIndex; events: EventSink; allBudgets: () => void } | undefined;
   async function stopServing(): Promise<void> {
@@ -98,6 +109,8 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
     await last;
     coordinator = undefined;
     index = undefined;
+    line?.stop();
+    line = undefined;
     holdOf = () => STARTING;
     await budgets?.stop();
     budgets = undefined;
@@ -122,6 +135,12 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       outbox = new EventOutbox({ logger, publish: (e) => publisher.publish(Events[e.kind] as never, e.message as never, { id: e.id }) });
       const events: EventSink = outbox;
       const idx = new LeaseIndex(policy, clock);
+      line?.stop(); // a wiring before this one that never served
+      const queueKv = await ensureLeaseQueueBucket(nc, { replicas: o.queue?.natsReplicas ?? 1 });
+      let wake = () => {};
+      const shared = (line = new SharedQueue({ kv: queueKv, replica, logger: logger.child({ component: "shared-queue" }), clock, refreshMs: o.queue?.refreshMs, onChange: () => wake() }));
+      if (leaving) shared.handOver();
+      if (o.registry) observeSharedQueue(o.registry, () => line);
       // Every decision reads nodes, pools and budgets indexed (node by name, pool and budget
       // members); the index follows the cache change by change (fed below, from the initial load
       // on), so a node change costs in proportion to the pools and budgets, not to the nodes.
@@ -135,11 +154,14 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         logger,
         clock,
         view: clusterView,
+        line: shared,
         staleness: () => {
           const f = freshness.current();
           return f.fresh ? undefined : { why: describeStaleness(f), retryAfterSeconds: STALE_RETRY_AFTER_SECONDS };
         },
       });
+      wake = () => c.notify();
+      await shared.start();
       // Waiting acquires are decided again the moment the view turns fresh (or stale).
       freshness.onChange((f) => {
         c.notify();
@@ -246,5 +268,14 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
     },
   });
 
-  return { service, runnable, holdOf: (node) => holdOf(node), auditBreakGlass: (node, message) => auditBreakGlass(node, message) };
+  return {
+    service,
+    runnable,
+    holdOf: (node) => holdOf(node),
+    auditBreakGlass: (node, message) => auditBreakGlass(node, message),
+    handOver: () => {
+      leaving = true;
+      line?.handOver();
+    },
+  };
 }

@@ -32,6 +32,11 @@ export interface Replica {
   /** The replica as createLeaseCoordinator made it (its lease view for the webhook). */
   lc: LeaseCoordinator;
   stop(): Promise<void>;
+  /**
+   * As if its process died: its NATS connection closes, then its gRPC connections drop at once
+   * (a graceful stop lets calls in flight finish on the old connection; a dead pod does not).
+   */
+  crash(): Promise<void>;
 }
 
 export interface WorldOptions {
@@ -134,6 +139,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       budgetResyncMs: o.budgetResyncMs ?? 1_000,
       onStarted: (coordinator, index) => (started = { coordinator, index }),
       adapters: o.adapters,
+      replica: `replica-${replicas.length}`,
     });
     const server: GrpcServerHandle = await startGrpcServer({ port: 0, host: "127.0.0.1", services: [[LeaseServiceService, lc.service]], tls: o.grpcTls });
     const running = stack.run(lc.runnable, own.signal);
@@ -152,6 +158,16 @@ export async function startWorld(o: WorldOptions): Promise<World> {
         own.abort();
         await running;
         await server.stop(100);
+      },
+      async crash() {
+        client.close();
+        own.abort();
+        await running;
+        // grpc-js's forceShutdown destroys only the sessions channelz tracks (none with channelz
+        // off), so the connections are cut here, as a dead process's would be.
+        const servers = (server.server as unknown as { http2Servers: Map<unknown, { sessions: Set<{ destroy(): void }> }> }).http2Servers;
+        for (const { sessions } of servers.values()) for (const session of sessions) session.destroy();
+        server.server.forceShutdown();
       },
     };
     replicas.push(replica);

@@ -5,7 +5,8 @@ info, then update or create), loads and follows the state bucket through a KV wa
 consumer on stream KV_lockstep-state-v1, with flow control; a kind that may hold nothing is told
 apart from a slow one by listing its keys, which asks for the listing consumer's info: watch-start.ts),
 and receives replies on _INBOX.>.
-On top of that, only the watcher writes the state bucket ($KV.lockstep-state-v1.>), and each
+On top of that, only the watcher writes the state bucket ($KV.lockstep-state-v1.>), only the
+lease-coordinator uses its replicas' wait-queue bucket (lockstep-lease-queue-v1), and each
 service publishes only its own facts (packages/contracts/src/events.ts). Verified on a real
 nats-server by packages/chart-test (nats.test.ts).
 */}}
@@ -31,6 +32,17 @@ services:
       - "$KV.lockstep-state-v1.>"
   lease-coordinator:
     publish:
+      # The replicas' shared wait queue (coordinator/shared-queue.ts): ensure the bucket, watch it,
+      # and create, read, rewrite and delete its entries.
+      - "$JS.API.STREAM.INFO.KV_lockstep-lease-queue-v1"
+      - "$JS.API.STREAM.CREATE.KV_lockstep-lease-queue-v1"
+      - "$JS.API.CONSUMER.CREATE.KV_lockstep-lease-queue-v1"
+      - "$JS.API.CONSUMER.CREATE.KV_lockstep-lease-queue-v1.>"
+      - "$JS.API.CONSUMER.DELETE.KV_lockstep-lease-queue-v1.>"
+      - "$JS.API.CONSUMER.INFO.KV_lockstep-lease-queue-v1.>"
+      - "$JS.API.DIRECT.GET.KV_lockstep-lease-queue-v1.>"
+      - "$JS.FC.KV_lockstep-lease-queue-v1.>"
+      - "$KV.lockstep-lease-queue-v1.>"
       - lockstep.v1.evt.lease.granted
       - lockstep.v1.evt.lease.denied
       - lockstep.v1.evt.lease.released

@@ -8,7 +8,6 @@ import {
   decide,
   decideRelease,
   decideRenew,
-  dequeue,
   operationName,
   preflightUpgrade,
   refuseWhenStale,
@@ -25,6 +24,7 @@ import {
   type StaleView,
   type Waiter,
   type ClusterIndex,
+  type QueueCandidate,
 } from "@lockstep/lease-policy";
 import type { LeaseApi } from "../store/kube-leases.js";
 import type { LeaseIndex } from "../store/lease-index.js";
@@ -41,6 +41,18 @@ export interface NodeHold {
   lease: NodeLease;
   expiresInSeconds: number;
   adminHold: boolean;
+}
+
+/**
+ * The wait line decisions read (coordinator/shared-queue.ts: one line for every replica). A
+ * registration is what makes a waiter count for others; the line is read afresh for each decision.
+ */
+export interface WaitLine {
+  queueFor(candidate: QueueCandidate | undefined, nowMs: number): Waiter[];
+  /** `call` identifies the waiting call (one caller may have two here for a moment after a retry). */
+  register(waiter: Omit<Waiter, "enqueuedMs">, call: object): Promise<void>;
+  /** `cancelled`: the call was cut before its answer (by its caller, or by this replica's shutdown). */
+  unregister(holder: string, node: string, cancelled: boolean, call: object): Promise<void>;
 }
 
 export interface EventSink {
@@ -75,6 +87,8 @@ export interface CoordinatorOptions {
   api: LeaseApi;
   view: ClusterView;
   events: EventSink;
+  /** The wait queue shared by every replica. */
+  line: WaitLine;
   logger: Logger;
   clock?: () => number;
   /** Decide-and-write rounds per request before giving up with UNAVAILABLE. */
@@ -95,8 +109,6 @@ interface Executed<D> {
 const MAX_WAIT_SLICE_MS = 1_000;
 
 export class Coordinator {
-  /** This replica's wait queue (plain data; fairness is per replica). */
-  queue: Waiter[] = [];
   /** Conflicts met (409 → re-read → decide again), for metrics and tests. */
   conflicts = 0;
   private readonly wakers = new Set<() => void>();
@@ -114,6 +126,11 @@ export class Coordinator {
     return this.o.policy;
   }
 
+  /** The shared wait queue as this replica sees it now (live waiters of every replica, in order). */
+  get queue(): Waiter[] {
+    return this.o.line.queueFor(undefined, this.clock());
+  }
+
   /** Wakes waiting acquires (lease or cluster change). */
   notify(): void {
     if (this.wakers.size === 0) return; // every lease change lands here; most find nobody waiting
@@ -122,7 +139,7 @@ export class Coordinator {
     for (const w of wake) w();
   }
 
-  private observed(node: string, operation: OperationName | undefined, nowMs: number): ObservedState {
+  private observed(node: string, operation: OperationName | undefined, nowMs: number, candidate?: QueueCandidate): ObservedState {
     const cluster = this.o.view.cluster();
     const base: ObservedState = { nodes: cluster.nodes, pools: cluster.pools, budgets: cluster.budgets, cluster, leases: [] };
     const scopes = operation !== undefined ? requiredScopes(node, operation, base, new Date(nowMs), this.o.policy) : [];
@@ -131,7 +148,7 @@ export class Coordinator {
       scopes.map((s) => s.key),
       scopes.map((s) => s.members),
     );
-    return { ...base, records, observations: this.o.index.observations, observationsCurrent: true, queue: this.queue };
+    return { ...base, records, observations: this.o.index.observations, observationsCurrent: true, queue: this.o.line.queueFor(candidate, nowMs) };
   }
 
   private nodeLeaseOperation(node: string): OperationName | undefined {
@@ -212,8 +229,10 @@ export class Coordinator {
 
   /**
    * Acquire (or renew when the requester already holds the node). With waitSeconds > 0 the call
-   * waits in this replica's queue, re-deciding on every lease or cluster change, until granted or
-   * the wait is over; it is answered only after every write succeeded (reserve before act).
+   * waits in the queue shared by every replica, re-deciding on every lease, cluster or queue
+   * change, until granted or the wait is over; it is answered only after every write succeeded
+   * (reserve before act). A caller that waited on a replica that went away and asks again here
+   * keeps its place: its entry is still in the shared queue.
    */
   async acquire(req: AcquireRequest, signal?: AbortSignal): Promise<AcquireOutcome> {
     const start = this.clock();
@@ -221,17 +240,20 @@ export class Coordinator {
     const op = operationName(req.operation);
     let announced = false;
     let verified = false;
+    const candidate: QueueCandidate = { holder: req.holder, node: req.node, expiresMs: deadline };
+    const call = {}; // this call's identity in the shared line
     try {
       for (;;) {
         if (signal?.aborted) throw new CoordinatorError("cancelled", "the caller cancelled the request");
         const remaining = Math.max(0, Math.ceil((deadline - this.clock()) / 1000));
         const request: AcquireRequest = { ...req, waitSeconds: remaining };
+        let inLine: Waiter | undefined;
         const { decision, written } = await this.execute(
           (nowMs) => {
-            const d = decide(request, this.observed(req.node, op, nowMs), new Date(nowMs), this.o.policy);
+            const d = decide(request, this.observed(req.node, op, nowMs, candidate), new Date(nowMs), this.o.policy);
             const gated = refuseWhenStale(d, this.o.staleness?.(), req.node, remaining > 0);
             // A stale refusal takes no place in line: the queue is decided again once fresh.
-            if (gated === d) this.queue = d.queue;
+            inLine = gated === d && d.kind === "wait" ? d.queue.find((w) => w.holder === req.holder && w.node === req.node) : undefined;
             return gated;
           },
           // A refusal (and any slot clean-up it carries) is only acted on after one direct read of
@@ -265,6 +287,12 @@ export class Coordinator {
           this.o.logger.debug({ node: req.node, holder: req.holder, operation: op, code: decision.code }, "lease denied");
           return { kind: "denied", code: decision.code, reason: decision.reason, current: marked ?? decision.current, retryAfterSeconds: decision.retryAfterSeconds, warnings: decision.warnings };
         }
+        if (inLine !== undefined) {
+          // Failing to join the shared line costs fairness, not safety (grants are CAS writes).
+          await this.o.line.register({ holder: inLine.holder, node: inLine.node, operation: inLine.operation, scopes: inLine.scopes, expiresMs: deadline }, call).catch((err: Error) =>
+            this.o.logger.warn({ node: req.node, holder: req.holder, err: err.message }, "shared queue entry not written"),
+          );
+        }
         if (!announced) {
           announced = true;
           this.publish(others, { namespace: this.o.policy.namespace });
@@ -274,8 +302,9 @@ export class Coordinator {
         await this.waitForChange(Math.max(10, wait), signal);
       }
     } finally {
-      // A waiter that got its answer (or gave up) must not hold a place in line.
-      this.queue = dequeue(this.queue, req.holder, req.node);
+      // A waiter that got its answer (or gave up, or was cancelled) must not hold a place in line.
+      // Not awaited: the answer does not wait for the delete.
+      void this.o.line.unregister(req.holder, req.node, signal?.aborted === true, call);
     }
   }
 
@@ -307,7 +336,6 @@ export class Coordinator {
       const op = this.nodeLeaseOperation(req.node);
       const { decision, written } = await this.execute((nowMs) => {
         const d: Decision = decideRenew(req, this.observed(req.node, op, nowMs), new Date(nowMs), this.o.policy);
-        this.queue = d.queue;
         return d;
       });
       if (decision.kind !== "grant" && !verified) {
