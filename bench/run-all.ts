@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { benchClusterSim } from "./cluster-sim-scale.js";
+import { benchFailover } from "./failover.bench.js";
 import { benchKubeSim } from "./kube-sim.bench.js";
 import { benchLease } from "./lease.bench.js";
 import { QUICK } from "./lib/quick.js";
@@ -26,6 +27,7 @@ const benches: Array<[string, () => Promise<BenchResult[]>]> = [
   ["cluster-sim", benchClusterSim],
   ["service-idle", benchServiceIdle],
   ["system", benchSystem],
+  ["failover", benchFailover],
 ];
 
 const only = process.argv.slice(2).filter((a) => a !== "--");

@@ -1,16 +1,19 @@
-// High availability, whole system (issue "Every service at two or more replicas"): two replicas of
-// every service with leader election, the lease webhook enforcing, an admin's maintenance lease on a
-// worker, and a z-stream update. During the update each singleton's leader is SIGKILLed in turn
-// (then restarted). Throughout: the admin-held node is never cordoned (every try refused by the
-// webhook, naming the holder; never a webhook failure), no lease-coordinator replica that is up says
-// its view is stale, the watcher's heartbeat never pauses for STATE_MAX_AGE, a WatchUpdateStatus
-// stream on a replica that is never killed stays open. At the end: every node on the target, exactly
-// one update.completed, and the failover time per kill printed.
+// High availability, whole system (issue "Every service at two or more replicas"): a three-server
+// NATS JetStream cluster (NATS_REPLICAS=3), two replicas of every service with leader election, the
+// lease webhook enforcing, an admin's maintenance lease on a worker, and a z-stream update. During
+// the update each singleton's leader is SIGKILLed in turn, then the nats-server leading the state
+// bucket's stream (each restarted after). Throughout: the admin-held node is never cordoned (every
+// try refused by the webhook, naming the holder; never a webhook failure), no lease-coordinator
+// replica that is up says its view is stale, the watcher's heartbeat never pauses for STATE_MAX_AGE,
+// no state-plane key's resourceVersion ever goes back, a WatchUpdateStatus stream on a replica that
+// is never killed stays open. At the end: every node on the target, exactly one update.completed,
+// and the failover time per kill printed.
 import type { ClientReadableStream } from "@grpc/grpc-js";
 import * as grpc from "@grpc/grpc-js";
 import { onDemoRelease } from "@lockstep/cluster-sim";
 import { ensureStateBucket, StateCache } from "@lockstep/bus";
-import { leanClient, OperationType, UpdateStatusServiceClient, type WatchUpdateStatusResponse } from "@lockstep/contracts";
+import { HEADER_RESOURCE_VERSION, leanClient, OperationType, STATE_BUCKET, UpdateStatusServiceClient, type WatchUpdateStatusResponse } from "@lockstep/contracts";
+import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import { electionHolder, leaderOf } from "@lockstep/demo";
 import type { Replica, ServiceName } from "@lockstep/launcher";
 import { describe, expect, it } from "vitest";
@@ -48,7 +51,7 @@ async function cordon(t: TestSystem, node: string): Promise<{ status: number; me
 
 describe("high availability: two replicas of every service, leaders killed mid-update", () => {
   it("completes the update with nothing lost, the admin's node held throughout, and prints failover times", async () => {
-    const t = await startTestSystem({ spec: SPEC, replicas: 2, leases: "enforced" });
+    const t = await startTestSystem({ spec: SPEC, replicas: 2, leases: "enforced", natsCluster: 3 });
     const stop = new AbortController();
     const cordoning = new AbortController();
     const loops: Array<Promise<void>> = [];
@@ -99,6 +102,27 @@ describe("high availability: two replicas of every service, leaders killed mid-u
       await consumer.start();
       stop.signal.addEventListener("abort", () => consumer.stop());
 
+      // Every write to the state bucket, as its stream stores it: a key's resourceVersion never goes back.
+      const regressions: string[] = [];
+      let stateWrites = 0;
+      const lastRv = new Map<string, bigint>();
+      const stateStream = await (await jetstream(t.nc).consumers.get(`KV_${STATE_BUCKET}`, { deliver_policy: DeliverPolicy.New })).consume();
+      loops.push(
+        (async () => {
+          for await (const m of stateStream) {
+            const rv = m.headers?.get(HEADER_RESOURCE_VERSION);
+            if (!rv || !/^\d+$/.test(rv)) continue;
+            stateWrites++;
+            const key = m.subject;
+            const before = lastRv.get(key);
+            if (before !== undefined && BigInt(rv) < before) regressions.push(`${key}: ${before} -> ${rv}`);
+            if (m.headers?.get("KV-Operation") === "DEL") lastRv.delete(key);
+            else lastRv.set(key, BigInt(rv));
+          }
+        })(),
+      );
+      stop.signal.addEventListener("abort", () => void stateStream.stop());
+
       // A WatchUpdateStatus stream on the status-aggregator replica that is not the leader now: it is
       // never killed (its peer is), so the stream must stay open from here to the end.
       const watched = other(t, "status-aggregator", leaderOf(t.env, "status-aggregator")!);
@@ -113,12 +137,15 @@ describe("high availability: two replicas of every service, leaders killed mid-u
       await t.env.sim.upgrade(TARGET);
       await until("some node to be updating", async () => (await nodeRecords(t)).some((r) => r.phase !== "Updated"));
 
+      // The heartbeat gap of the watcher's failover counts from the last beat before its kill.
+      await until("two heartbeats received", () => beats.length >= 2, 30_000);
       const failovers: Failover[] = [];
       for (const service of KILLED) {
         const leader = leaderOf(t.env, service);
         expect(leader, `${service} has a leader`).toBeDefined();
         const successor = other(t, service, leader!);
         const killedAt = Date.now();
+        console.log(`ha chaos: killing ${leader!.process.name} at +${((killedAt - (beats[0]?.at ?? killedAt)) / 1000).toFixed(0)} s`);
         const beatsBefore = beats.length;
         await leader!.process.stop("SIGKILL");
         await until(`the ${service}'s other replica to lead`, () => leaderOf(t.env, service) === successor, 60_000);
@@ -131,6 +158,16 @@ describe("high availability: two replicas of every service, leaders killed mid-u
         leader!.process.start();
         await leader!.process.waitReady(60_000);
       }
+
+      // The nats-server leading the state bucket's stream dies; the update goes on on the other two.
+      const natsLeader = await t.env.natsCluster!.streamLeader(`KV_${STATE_BUCKET}`);
+      expect(natsLeader).toBeDefined();
+      const natsKilledAt = Date.now();
+      const beatsBeforeNats = beats.length;
+      await natsLeader!.kill();
+      const beatAfterNats = await until("a heartbeat after the stream leader's death", () => beats.slice(beatsBeforeNats).find((b) => b.at > natsKilledAt), 60_000);
+      console.log(`ha chaos: nats-server ${natsLeader!.serverName} (leader of KV_${STATE_BUCKET}) killed; next heartbeat seen after ${((beatAfterNats.at - natsKilledAt) / 1000).toFixed(1)} s`);
+      await natsLeader!.restart();
 
       console.log(failovers.map((f) => `ha chaos: ${f.service}: killed ${f.killed}; other replica leads after ${(f.acquiredMs / 1000).toFixed(1)} s${f.firstWriteMs !== undefined ? `, first heartbeat after ${(f.firstWriteMs / 1000).toFixed(1)} s` : ""}`).join("\n"));
       // The maintenance ends (the cordon tries first: once released, one would pass and keep the node
@@ -157,8 +194,12 @@ describe("high availability: two replicas of every service, leaders killed mid-u
       expect(staleSeen, "a running lease-coordinator replica called its view stale").toEqual([]);
       const gaps = beats.slice(1).map((b, i) => b.at - beats[i]!.at);
       const longestGap = Math.max(...gaps);
+      const t0 = beats[0]?.at ?? 0;
+      console.log(`ha chaos: heartbeat gaps over 3.5 s: ${gaps.map((g, i) => ({ g, i })).filter((x) => x.g > 3_500).map((x) => `${(x.g / 1000).toFixed(1)} s at +${((beats[x.i]!.at - t0) / 1000).toFixed(0)} s (${beats[x.i]!.writer} -> ${beats[x.i + 1]!.writer})`).join(", ") || "none"}`);
       expect(longestGap).toBeLessThan(STATE_MAX_AGE_MS);
       expect(streamError, "the WatchUpdateStatus stream on the surviving replica").toBeUndefined();
+      expect(stateWrites).toBeGreaterThan(50);
+      expect(regressions, "state-plane keys whose resourceVersion went back").toEqual([]);
       expect(lastStatus).toBeDefined();
       expect(electionHolder(t.env, "watcher")).toBeTruthy();
 

@@ -25,12 +25,13 @@ export interface TestSystem {
 }
 
 export async function startTestSystem(
-  o: { spec?: typeof SMALL_SPEC; timeScale?: number; faults?: string[]; serviceEnv?: EnvironmentOptions["serviceEnv"]; replicas?: number; leases?: EnvironmentOptions["leases"] } = {},
+  o: Partial<Pick<EnvironmentOptions, "spec" | "timeScale" | "faults" | "serviceEnv" | "replicas" | "leases" | "natsCluster">> = {},
 ): Promise<TestSystem> {
   const runDir = mkdtempSync(join(tmpdir(), "lockstep-e2e-"));
-  const env = await startEnvironment({ runDir, spec: o.spec ?? SMALL_SPEC, timeScale: o.timeScale ?? 120, faults: o.faults, serviceEnv: o.serviceEnv, replicas: o.replicas, leases: o.leases });
+  const env = await startEnvironment({ ...o, runDir, spec: o.spec ?? SMALL_SPEC, timeScale: o.timeScale ?? 120 });
   const clients = new Clients(env.system);
-  const nc = await connectBus({ servers: env.natsUrl, name: "e2e" });
+  // Every server of a cluster: the client moves to another when one dies.
+  const nc = await connectBus({ servers: env.natsUrl.split(","), name: "e2e" });
   const events = new EventLog();
   const abort = new AbortController();
   const feeding = events.start(nc, abort.signal);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run demo [-- --ci] [--time-scale N] [--run-dir DIR] [--nats-cluster N]`
+// `npm run demo [-- --ci] [--time-scale N] [--run-dir DIR] [--nats-cluster N] [--replicas N]`
 import { writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
@@ -20,6 +20,7 @@ const { values: args } = parseArgs({
     "time-scale": { type: "string", default: "60" },
     "run-dir": { type: "string" },
     "nats-cluster": { type: "string" },
+    replicas: { type: "string", default: "1" },
   },
 });
 const ci = args.ci || !process.stdout.isTTY;
@@ -35,6 +36,11 @@ if (natsCluster && "error" in natsCluster) {
 }
 if (natsCluster && process.env.NATS_URL) {
   console.error("lockstep demo: --nats-cluster starts its own NATS servers; unset NATS_URL to use it");
+  process.exit(2);
+}
+const replicas = Number(args.replicas);
+if (!/^\d+$/.test(args.replicas ?? "") || replicas < 1 || replicas > 5) {
+  console.error(`lockstep demo: --replicas must be a whole number from 1 to 5, got ${args.replicas}`);
   process.exit(2);
 }
 const runDir = resolve(args["run-dir"] ?? join(".runs", `demo-${new Date().toISOString().replace(/[:.]/g, "-")}`));
@@ -97,6 +103,8 @@ try {
     timeScale,
     natsUrl: process.env.NATS_URL,
     natsCluster: natsCluster?.size,
+    // Above 1: every service as that many processes electing a leader, as the chart runs them.
+    replicas,
     log: (l) => say(`  ${l}`),
     // A crashed service (or nats-server) is restarted with backoff and shows up in the event log.
     onSupervisorEvent: (e) => events.note(`supervisor.${e.kind}`, describeSupervisorEvent(e), e),
