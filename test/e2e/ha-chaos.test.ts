@@ -16,6 +16,7 @@ import { HEADER_RESOURCE_VERSION, leanClient, OperationType, STATE_BUCKET, Updat
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import { electionHolder, leaderOf } from "@lockstep/demo";
 import type { Replica, ServiceName } from "@lockstep/launcher";
+import { acquireLease, type LeaseHandle } from "@lockstep/lease-client";
 import { describe, expect, it } from "vitest";
 import { allUpdated, nodeRecords, startTestSystem, until, type TestSystem } from "./system.js";
 
@@ -140,10 +141,22 @@ describe("high availability: two replicas of every service, leaders killed mid-u
       // The heartbeat gap of the watcher's failover counts from the last beat before its kill.
       await until("two heartbeats received", () => beats.length >= 2, 30_000);
       const failovers: Failover[] = [];
+      let waiters: Array<Promise<{ handle: LeaseHandle; at: number }>> = [];
       for (const service of KILLED) {
         const leader = leaderOf(t.env, service);
         expect(leader, `${service} has a leader`).toBeDefined();
         const successor = other(t, service, leader!);
+        if (service === "lease-coordinator") {
+          // Two more admins wait for the held node: the first on the replica about to die (its client
+          // knows the other too, as a Service would route it), the second, later, on the survivor.
+          const wait = (holder: string, address: string) =>
+            acquireLease({ address, node: held, operation: "Maintenance", holder, reason: "ha chaos: next in line", durationSeconds: 120, waitSeconds: 400 }).then((handle) => ({ handle, at: Date.now() }));
+          const first = wait("admin/first-in-line", `ipv4:127.0.0.1:${leader!.grpc},127.0.0.1:${successor.grpc}`);
+          await new Promise((r) => setTimeout(r, 2_000));
+          const second = wait("admin/second-in-line", `127.0.0.1:${successor.grpc}`);
+          await new Promise((r) => setTimeout(r, 1_000));
+          waiters = [first, second];
+        }
         const killedAt = Date.now();
         console.log(`ha chaos: killing ${leader!.process.name} at +${((killedAt - (beats[0]?.at ?? killedAt)) / 1000).toFixed(0)} s`);
         const beatsBefore = beats.length;
@@ -176,6 +189,12 @@ describe("high availability: two replicas of every service, leaders killed mid-u
       await cordonLoop;
       const released = await t.clients.call(t.clients.lease, t.clients.lease.release, { node: held, holder: ADMIN });
       expect(released.released).toBe(true);
+      // The first in line, whose replica died while it waited, goes first; each gives the node back at once.
+      const first = await waiters[0]!;
+      await first.handle.release();
+      const second = await waiters[1]!;
+      await second.handle.release();
+      expect(first.at).toBeLessThan(second.at);
       await until("every node updated in the aggregator's view", () => allUpdated(t, TOTAL, TARGET), 400_000);
       await until("update.completed for the target", () => t.events.count("update.completed", (m) => m.version === TARGET) > 0, 120_000);
       // Both skew-enforcer replicas saw the completion: still exactly one fact.

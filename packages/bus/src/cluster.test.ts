@@ -2,14 +2,17 @@
 // once and brings existing R1 planes to NATS_REPLICAS=3, and a connection given every server's URL (connection.ts) keeps publishing events
 // and writing state after the server it is connected to is SIGKILLed. One cluster for both: three
 // servers are the costliest fixture in this package.
+import { Writable } from "node:stream";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { Events, EVENTS_STREAM, STATE_BUCKET } from "@lockstep/contracts";
+import { encode, Events, EVENTS_STREAM, NodeState, STATE_BUCKET, stateKey } from "@lockstep/contracts";
 import { startNatsCluster, type NatsCluster } from "@lockstep/testing";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeBus, connectBus } from "./connection.js";
 import { EventPublisher } from "./publish.js";
 import { ensureEventStream, ensureStateBucket } from "./setup.js";
+import { StateCache } from "./state-cache.js";
 
 let cluster: NatsCluster;
 let nc: NatsConnection;
@@ -154,4 +157,39 @@ describe("a stream-leader change seen from a surviving server", () => {
       await leader.value.restart();
     }
   }, 90_000);
+});
+
+describe("a state cache whose watches' consumers die with their server", () => {
+  it("finds each dead watch and resumes it on a live server, missing no value", async () => {
+    const kv = await ensureStateBucket(nc, { replicas: 3 });
+    const node = (uid: string) => encode(NodeState, NodeState.fromPartial({ name: "live-probe", uid }));
+    const key = stateKey("node", "live-probe");
+    await retry(() => kv.put(key, node("v1")), 30_000);
+    // The cache on a connection to one server; its watch consumers (R1) sit on the stream's servers.
+    const conn = await connectBus({ servers: cluster.urls, name: "bus-cluster-cache" });
+    const lost: string[] = [];
+    const cache = new StateCache(await ensureStateBucket(conn), { watchCheckMs: 500, logger: pino({ level: "warn" }, new Writable({ write: (c, _e, done) => (lost.push(String(c)), done()) })) });
+    try {
+      await cache.start();
+      // Every server hosting one of its watches: the stream leader at least (ephemeral consumers are placed with the stream).
+      const jsm = await jetstreamManager(nc);
+      const hosts = new Set<string>();
+      for await (const ci of jsm.consumers.list(`KV_${STATE_BUCKET}`)) if (ci.cluster?.leader) hosts.add(ci.cluster.leader);
+      const victim = cluster.servers.find((s) => hosts.has(s.serverName) && s.serverName !== conn.info?.server_name) ?? cluster.servers.find((s) => hosts.has(s.serverName))!;
+      expect(victim).toBeDefined();
+      await victim.kill();
+      const t0 = Date.now();
+      // Written after the kill: a watch that silently died would never see it.
+      await retry(() => kv.put(key, node("v2")), 60_000);
+      await retry(async () => {
+        if ((cache.get("node", "live-probe") as NodeState | undefined)?.uid !== "v2") throw new Error("not yet");
+      }, 60_000);
+      console.log(`killed ${victim.serverName} (hosting watches); the cache saw the next value ${Date.now() - t0} ms later`);
+      expect(lost.some((l) => l.includes("state watch lost its consumer") || l.includes("state watch interrupted"))).toBe(true);
+      await victim.restart();
+    } finally {
+      cache.stop();
+      await closeBus(conn);
+    }
+  }, 120_000);
 });

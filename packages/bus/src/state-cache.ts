@@ -30,6 +30,7 @@ import {
 import type { Logger } from "pino";
 import { plainEqual } from "./plain-equal.js";
 import { monotonicNow, stateAge, type StateAge } from "./state-age.js";
+import { endWatchWhenConsumerGone } from "./watch-liveness.js";
 import { hasValues, storedUpTo } from "./watch-start.js";
 
 export interface StateEntry {
@@ -84,6 +85,8 @@ export interface StateCacheOptions<P extends StateProjections = never> {
   project?: P;
   /** Monotonic clock in ms for the state age (tests); default performance.now. */
   now?: () => number;
+  /** How often each watch's consumer is checked for (watch-liveness.ts); default 3 s. */
+  watchCheckMs?: number;
 }
 
 export class StateCache<P extends StateProjections = never> {
@@ -230,6 +233,12 @@ export class StateCache<P extends StateProjections = never> {
         const iter = await this.kv.watch(from ? { key: filter, resumeFromRevision: from + 1 } : { key: filter });
         const stopOnAbort = () => iter.stop();
         this.abort.signal.addEventListener("abort", stopOnAbort, { once: true });
+        // A watch whose server died (in a cluster) ends here and resumes from its last revision.
+        const stopChecking = endWatchWhenConsumerGone(iter, {
+          intervalMs: this.o.watchCheckMs,
+          onGone: (reason) => this.o.logger?.warn({ filter, reason }, "state watch lost its consumer; resuming"),
+        });
+        this.abort.signal.addEventListener("abort", stopChecking, { once: true });
         // A resumed watch, or a filter with no values, has nothing "initial" to wait for.
         let delivered = false;
         if (from !== undefined || stored === 0) markInitial();
@@ -241,6 +250,8 @@ export class StateCache<P extends StateProjections = never> {
           if (e.isUpdate) markInitial();
         }
         this.abort.signal.removeEventListener("abort", stopOnAbort);
+        this.abort.signal.removeEventListener("abort", stopChecking);
+        stopChecking();
       } catch (err) {
         if (this.abort.signal.aborted) return;
         this.o.logger?.warn({ err, filter }, "state watch interrupted; resuming");

@@ -4,8 +4,8 @@
 // as its user; publishing outside its own subjects is refused with a permissions violation.
 import { randomBytes } from "node:crypto";
 import { CoreV1Api } from "@kubernetes/client-node";
-import { closeBus, connectBus, ensureEventStream, ensureLeaseQueueBucket, ensureStateBucket, EventPublisher, StateCache } from "@lockstep/bus";
-import { EVENTS_STREAM, Events, leaseQueueKey, type EventType } from "@lockstep/contracts";
+import { closeBus, connectBus, ensureEventStream, ensureLeaseQueueBucket, ensureStateBucket, EventPublisher, StateCache, StateWriter } from "@lockstep/bus";
+import { EVENTS_STREAM, Events, leaseQueueKey, STATE_BUCKET, type EventType } from "@lockstep/contracts";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
@@ -97,6 +97,30 @@ describe("each service can do its job as its own NATS user", () => {
     await waitFor(() => cache.synced !== undefined && cache.get("node", "worker-0") !== undefined, { timeoutMs: 20_000, what: "watcher's state" });
     expect(cache.get("node", "worker-0")).toMatchObject({ roles: ["worker"] });
     cache.stop();
+  });
+
+  // A replica that wins the election reads the bucket (resync), and a compare-and-set refused because
+  // another writer got there first reads the key's stored resourceVersion: both as the watcher's user.
+  it("the watcher resyncs and settles a refused compare-and-set as its user", async () => {
+    const nc = await connectAs("watcher");
+    const kv = await ensureStateBucket(nc);
+    const stale: string[] = [];
+    const newer = new StateWriter(kv);
+    const older = new StateWriter(kv, { onStale: (key) => stale.push(key) });
+    await Promise.all([newer.resync(), older.resync()]);
+    const key = "node.cas-probe";
+    newer.set(key, new TextEncoder().encode("v9"), Date.now(), "9");
+    await newer.flushed();
+    // `older` believes the key absent: its put is refused, it reads rv 9 and keeps its rv 5 out.
+    older.set(key, new TextEncoder().encode("v5"), Date.now(), "5");
+    await older.flushed();
+    expect(stale).toEqual([key]);
+    const stored = await (await jetstreamManager(nc)).streams.getMessage(`KV_${STATE_BUCKET}`, { last_by_subj: `$KV.${STATE_BUCKET}.${key}` });
+    expect(new TextDecoder().decode(stored!.data)).toBe("v9");
+    newer.remove(key, Date.now(), "10");
+    await newer.flushed();
+    newer.stop();
+    older.stop();
   });
 
   it.each(SERVICES)("%s: ensures the stream and bucket, loads the state plane and publishes its own facts", async (s) => {

@@ -1,5 +1,5 @@
 // The process skeleton without the process: config in, servers bound, the service's parts run
-// first and stop last; the election stops before them (the leader's work ends, then what it used).
+// first and stop last; the election stops first (the Lease is handed over while reads are still served).
 import { env, loadConfig, run, serviceConfigSchema, type Runnable } from "@lockstep/runtime";
 import { describe, expect, it } from "vitest";
 import { startService } from "./run-service.js";
@@ -32,7 +32,7 @@ describe("startService", () => {
       },
       config,
     );
-    expect(started.runnables.map((r) => r.name)).toEqual(["part", "leader", "grpc", "http"]);
+    expect(started.runnables.map((r) => r.name)).toEqual(["part", "grpc", "http", "leader"]);
     const ready = await fetch(`http://127.0.0.1:${started.http.port}/readyz`);
     expect(ready.status).toBe(200);
     expect(started.grpc.port).toBeGreaterThan(0);
@@ -43,6 +43,6 @@ describe("startService", () => {
     );
     abort.abort();
     await running;
-    expect(order).toEqual(["http stopped", "grpc stopped", "leader stopped", "part stopped"]);
+    expect(order).toEqual(["leader stopped", "http stopped", "grpc stopped", "part stopped"]);
   });
 });

@@ -100,9 +100,10 @@ export async function startService<S extends z.ZodType<BaseConfig>>(spec: Servic
     throw err;
   }
   logger.info({ http: http.port, grpc: grpc.port }, "service listening");
-  // Stopped in reverse: servers first, then the election (the leader's work ends and the Lease is
-  // released, so a rolling update hands over at once), then the parts that work used.
-  const runnables = [...parts.runnables, election.runnable, stopOnAbort("grpc", () => grpc.stop(GRPC_STOP_GRACE_MS)), stopOnAbort("http", () => http.stop())];
+  // Stopped in reverse: the election first (the leader's work ends and the Lease is released, so a
+  // rolling update hands over at once, while this replica still answers reads), then the servers (no
+  // new requests), then the parts that work and those reads used.
+  const runnables = [...parts.runnables, stopOnAbort("grpc", () => grpc.stop(GRPC_STOP_GRACE_MS)), stopOnAbort("http", () => http.stop()), election.runnable];
   return { ctx, http, grpc, runnables };
 }
 

@@ -17,7 +17,7 @@ import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "@loc
  * | LEASE_POLICY | JSON object overriding fields of the default conflict/budget policy (packages/lease-policy/src/config.ts) | {} |
  * | SWEEP_INTERVAL | how often expired leases are looked for (lease.expired events) | 2s |
  * | BUDGET_RESYNC | how often budget status is re-evaluated without any change (schedules open and close) | 30s |
- * | COORDINATOR_ID | this replica's name in events and logs | hostname |
+ * | COORDINATOR_ID | this replica's name in events, logs and the shared wait queue | POD_NAME, else the hostname |
  * | LEASE_AUTH | how callers prove who they are: `token` (bearer tokens, TokenReview), `mtls` (client certificates; needs GRPC_TLS_CA and GRPC_TLS_REQUIRE_CLIENT_CERT=true), `token,mtls` (a certificate from every caller; a token, when sent, names the caller), or `none` (anyone may act as any holder: local and test runs only) | token |
  * | LEASE_AUTH_CACHE_TTL | how long TokenReview and SubjectAccessReview answers are reused | 10s |
  * | ADMISSION_TLS_CERT, ADMISSION_TLS_KEY | PEM files of the lease webhook's serving certificate; the webhook (HTTPS, POST /validate) runs only when both are set | (off) |
@@ -157,8 +157,9 @@ export function authModeOf(config: Pick<LeaseCoordinatorConfig, "LEASE_AUTH">): 
   return r.mode;
 }
 
-export function coordinatorId(config: Pick<LeaseCoordinatorConfig, "COORDINATOR_ID">): string {
-  return config.COORDINATOR_ID ?? hostname();
+export function coordinatorId(config: Pick<LeaseCoordinatorConfig, "COORDINATOR_ID" | "POD_NAME">): string {
+  // Replicas on one host (lockstep up --replicas) share a hostname: the pod name tells them apart.
+  return config.COORDINATOR_ID ?? config.POD_NAME ?? hostname();
 }
 
 /** The lease adapters' settings, already validated by the schema (undefined: none enabled). */

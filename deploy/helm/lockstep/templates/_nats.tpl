@@ -30,6 +30,10 @@ services:
   watcher:
     publish:
       - "$KV.lockstep-state-v1.>"
+      # A refused compare-and-set put reads the key's stored resourceVersion, and a replica that wins
+      # the election reads the whole bucket with a pull consumer (bus/state-writer.ts).
+      - "$JS.API.STREAM.MSG.GET.KV_lockstep-state-v1"
+      - "$JS.API.CONSUMER.MSG.NEXT.KV_lockstep-state-v1.>"
   lease-coordinator:
     publish:
       # The replicas' shared wait queue (coordinator/shared-queue.ts): ensure the bucket, watch it,
