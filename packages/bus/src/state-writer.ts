@@ -226,7 +226,9 @@ export class StateWriter {
         this.retryTimer = undefined;
         this.pump();
       }, this.retryDelayMs);
-      this.retryDelayMs = Math.min(this.retryDelayMs * 2, 5_000);
+      // At most a second apart: a stream-leader election refuses writes for ~5-8 s, and the heartbeat
+      // waits for these writes to land, so a long backoff would outlast the consumers' patience.
+      this.retryDelayMs = Math.min(this.retryDelayMs * 2, 1_000);
     } finally {
       this.inFlight.delete(key);
     }

@@ -12,6 +12,8 @@ export type HeartbeatResult = "written" | "withheld" | "failed";
 
 /** How soon a heartbeat withheld before the first one was written is tried again. */
 const STARTUP_RETRY_MS = 100;
+/** How soon a heartbeat whose write failed is tried again. */
+const FAILED_RETRY_MS = 500;
 
 /** Pure: the oldest time up to which every informer is current; undefined if one never was. */
 export function viewCurrentAsOf(informers: ReadonlyArray<number | undefined>): number | undefined {
@@ -65,7 +67,10 @@ export class HeartbeatWriter {
         const result = await this.beat();
         // Right after the initial lists some watches are still being opened: look again soon
         // rather than leave consumers without a first heartbeat for a whole interval.
-        const wait = !this.written && result === "withheld" ? Math.min(STARTUP_RETRY_MS, this.o.intervalMs) : this.o.intervalMs;
+        // A beat that failed (NATS electing a stream leader) is tried again soon: consumers count from
+        // the last beat they received, and waiting a whole interval more would eat their margin.
+        const wait =
+          result === "failed" ? Math.min(FAILED_RETRY_MS, this.o.intervalMs) : !this.written && result === "withheld" ? Math.min(STARTUP_RETRY_MS, this.o.intervalMs) : this.o.intervalMs;
         // The abort listener goes with its timer: one left per beat would pile up on the signal.
         await new Promise<void>((r) => {
           const done = () => {
