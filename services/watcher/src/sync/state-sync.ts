@@ -91,7 +91,7 @@ export class StateSync {
       // What the bucket holds now (another leader may have written since this replica last looked),
       // so unchanged objects are not rewritten, vanished ones are deleted, and each compare-and-set
       // expects the key's current revision.
-      await writer.resync();
+      if (!(await this.resync(writer, term))) return;
       const now = Date.now();
       for (const [key, v] of this.latest) writer.set(key, v.bytes, now, v.resourceVersion);
       for (const { w, informer } of this.informers) if (this.listed.has(w.name)) this.sweep(w, informer);
@@ -228,6 +228,21 @@ export class StateSync {
       if (!parsed) continue;
       if (ownsKey(w, parsed, this.o) && !live.has(key)) this.forget(key);
       else if (liveDerived && ownsDerivedKey(w, parsed) && !liveDerived.has(key)) this.forget(key);
+    }
+  }
+
+  /** Reads the bucket into the term's writer, again every second while NATS cannot answer; false if the term ended first. */
+  private async resync(writer: StateWriter, term: AbortSignal): Promise<boolean> {
+    for (;;) {
+      try {
+        await writer.resync();
+        return true;
+      } catch (err) {
+        if (term.aborted) return false;
+        this.o.logger.warn({ err: (err as Error).message }, "cannot read the state bucket to start writing; retrying");
+        await new Promise((r) => setTimeout(r, 1_000));
+        if (term.aborted) return false;
+      }
     }
   }
 
