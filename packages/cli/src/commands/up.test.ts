@@ -1,5 +1,5 @@
-// `lockstep up`'s NATS choice, on the built CLI: --nats or --nats-cluster, and a cluster size that
-// can elect a JetStream leader; each mistake is a usage error (2) said before anything starts.
+// `lockstep up`'s NATS choice and replica count, on the built CLI: --nats or --nats-cluster, a cluster size that
+// can elect a JetStream leader, --replicas from 1 to 9; each mistake is a usage error (2) said before anything starts.
 import { spawnSync } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,6 +18,14 @@ describe("lockstep up --nats-cluster", () => {
   ])("%j exits 2 saying why", (args, text) => {
     const r = run(args);
     expect(r.stderr).toContain(text);
+    expect(r.status).toBe(2);
+  });
+});
+
+describe("lockstep up --replicas", () => {
+  it.each([["0"], ["10"], ["two"]])("--replicas %s exits 2 saying why", (n) => {
+    const r = run(["--nats", "nats://127.0.0.1:4222", "--replicas", n]);
+    expect(r.stderr).toContain(`--replicas ${n}: expected a whole number from 1 to 9`);
     expect(r.status).toBe(2);
   });
 });
