@@ -76,7 +76,8 @@ export async function benchLeaseCoordinatorPath(): Promise<BenchResult[]> {
     children.push(sim.child);
     const simUrl = sim.match[1]!;
     await createPoolAndBudgets(simUrl);
-    const common = { NATS_URL: nats.url, KUBECONFIG: kubeconfig, LOG_LEVEL: "warn", HTTP_PORT: "0" };
+    // One replica of each writer: no election (the bench's kube-sim has no election namespace).
+    const common = { LEADER_ELECTION: "false", NATS_URL: nats.url, KUBECONFIG: kubeconfig, LOG_LEVEL: "warn", HTTP_PORT: "0" };
     children.push((await spawnUntil([join(root, "services/watcher/dist/main.js")], { ...common, LOG_LEVEL: "info", GRPC_PORT: "0", LEASE_NAMESPACES: NS }, /listening/)).child);
     const port = await freePort();
     const proc = spawn(process.execPath, [...NODE_ARGS, join(root, COORDINATOR_DIST, "main.js")], {

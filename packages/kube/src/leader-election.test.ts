@@ -162,6 +162,13 @@ describe("LeaderElector", () => {
     expect((await leaseSpec(name)).holderIdentity).toBe("");
   });
 
+  it("fails, saying what to do, when its namespace does not exist (no replica could ever lead)", async () => {
+    const elector = new LeaderElector({ http: new KubeHttp(kubeAccessForUrl(sim.url)), namespace: "no-such-namespace", name: "x", identity: "a", ...FAST });
+    await expect(elector.run(new AbortController().signal, async () => {})).rejects.toThrow(
+      /namespace no-such-namespace does not exist, so Lease x cannot be created .* set LEADER_ELECTION_NAMESPACE, or run a single replica with LEADER_ELECTION=false/,
+    );
+  });
+
   it("refuses timings that could make two leaders act at once", () => {
     expect(leaderElectionTimingsProblem({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 })).toBeUndefined();
     expect(leaderElectionTimingsProblem({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 })).toMatch(/renew deadline must be shorter/);

@@ -38,6 +38,14 @@ export function leaderElectionTimingsProblem(t: LeaderElectionTimings): string |
   return undefined;
 }
 
+/** The election's namespace does not exist: nothing can ever lead there. */
+export class LeaderElectionNamespaceError extends Error {
+  override name = "LeaderElectionNamespaceError";
+  constructor(namespace: string, lease: string) {
+    super(`leader election: namespace ${namespace} does not exist, so Lease ${lease} cannot be created and no replica would ever write; create it, set LEADER_ELECTION_NAMESPACE, or run a single replica with LEADER_ELECTION=false`);
+  }
+}
+
 export interface LeaderElectorOptions extends LeaderElectionTimings {
   http: KubeHttp;
   namespace: string;
@@ -233,6 +241,8 @@ export class LeaderElector {
         this.lastWriteStartedAt = startedAt;
         return true;
       } catch (err) {
+        // No namespace is not a passing fault but a setting to fix: say so loudly, once.
+        if (isNotFound(err) && /namespaces?\b/.test((err as { body?: string }).body ?? "")) throw new LeaderElectionNamespaceError(this.o.namespace, this.o.name);
         this.problem("create", err);
         return false;
       }
