@@ -80,7 +80,7 @@ export function skewServiceImpl(q: SkewQueries, logger: Logger): SkewServiceServ
       const ms = q.machineSet(namespace, name);
       if (!ms) throw new RpcError(status.NOT_FOUND, `MachineSet ${namespace}/${name} not found`);
       const r = checkScaleUp(ms, evaluation.bootImage, q.bootImages());
-      return { allowed: r.allowed, reason: r.reason, message: r.message };
+      return { allowed: r.allowed, reason: r.reason, message: r.message, freshness: wire(q.viewFreshness()) };
     }),
   };
 }

@@ -105,6 +105,11 @@ export interface CheckScaleUpResponse {
   allowed: boolean;
   reason: string;
   message: string;
+  /**
+   * How old the enforcer's view of the MachineSet and boot images is; the verdict may be out of
+   * date while stale.
+   */
+  freshness?: StateFreshness | undefined;
 }
 
 function createBasePoolLag(): PoolLag {
@@ -1218,7 +1223,7 @@ export const CheckScaleUpRequest: MessageFns<CheckScaleUpRequest> = {
 };
 
 function createBaseCheckScaleUpResponse(): CheckScaleUpResponse {
-  return { allowed: false, reason: "", message: "" };
+  return { allowed: false, reason: "", message: "", freshness: undefined };
 }
 
 export const CheckScaleUpResponse: MessageFns<CheckScaleUpResponse> = {
@@ -1231,6 +1236,9 @@ export const CheckScaleUpResponse: MessageFns<CheckScaleUpResponse> = {
     }
     if (message.message !== "") {
       writer.uint32(26).string(message.message);
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1272,6 +1280,14 @@ export const CheckScaleUpResponse: MessageFns<CheckScaleUpResponse> = {
             message.message = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1289,6 +1305,7 @@ export const CheckScaleUpResponse: MessageFns<CheckScaleUpResponse> = {
       allowed: isSet(object.allowed) ? globalThis.Boolean(object.allowed) : false,
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
       message: isSet(object.message) ? globalThis.String(object.message) : "",
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
     };
   },
 
@@ -1303,6 +1320,9 @@ export const CheckScaleUpResponse: MessageFns<CheckScaleUpResponse> = {
     if (message.message !== "") {
       obj.message = message.message;
     }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
+    }
     return obj;
   },
 
@@ -1314,6 +1334,9 @@ export const CheckScaleUpResponse: MessageFns<CheckScaleUpResponse> = {
     message.allowed = object.allowed ?? false;
     message.reason = object.reason ?? "";
     message.message = object.message ?? "";
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
+      : undefined;
     return message;
   },
 };
