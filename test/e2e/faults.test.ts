@@ -14,7 +14,12 @@ async function expectRightEndState(t: TestSystem, maxConcurrent: () => number): 
   // No lease left behind, and never more Update holds at once than the pools allow (2 workers + 1 master).
   await until("all update leases released", () => heldNodeLeases(t.env).length === 0, 60_000);
   expect(maxConcurrent()).toBeLessThanOrEqual(3);
-  const skew = await t.clients.call(t.clients.skew, t.clients.skew.getSkewReport, {});
+  // The enforcer fails closed while its view is stale (a watch dropped and not yet re-opened stops
+  // the heartbeat): the report says upgradeable once the view is fresh again.
+  const skew = await until("an upgradeable skew report from a fresh view", async () => {
+    const r = await t.clients.call(t.clients.skew, t.clients.skew.getSkewReport, {});
+    return r.freshness?.stale === false && r;
+  }, 60_000);
   expect(skew.report).toMatchObject({ upgradeable: true, updateComplete: true });
 }
 

@@ -33,6 +33,8 @@ describe("lockstep conventions (built CLI)", () => {
     [["sim", "run", "--scenario", "no-such-scenario"], 'scenario "no-such-scenario" not found'],
     [["sim", "generate", "--workers", "2", "--max-unavailable", "lots"], "maxUnavailable"],
     [["skew", "-o", "xml"], "Allowed choices are json, yaml"],
+    [["lease", "acquire", "w1", "--op", "Maintenance", "--reason", "r", "--duration", "99999999h", "--server", "127.0.0.1:1"], 'duration "99999999h" is too long'],
+    [["lease", "acquire", "w1", "--op", "Maintenance", "--reason", "r", "--wait", "99999999h", "--server", "127.0.0.1:1"], 'duration "99999999h" is too long'],
     [["no-such-command"], "unknown command"],
     [["leases"], "LOCKSTEP_LEASE_ADDR is no longer read: set LOCKSTEP_LEASE_COORDINATOR_ADDR instead"],
   ])("%j exits 2 and says what is wrong", (args, text) => {

@@ -12,3 +12,4 @@
 export { runService, startService, type ServiceContext, type ServiceParts, type ServiceSpec, type StartedService } from "./run-service.js";
 export { stateConsumer, withPlanes, type BusConnection, type Planes, type StateBucket, type StateConsumerOptions, type StatePlane } from "./state-plane.js";
 export { electionIdentity, electionNamespace, electionTimings, leaderElection, whenLeading, type LeaderElection, type LeaderGate, type LeaderWork } from "./leader.js";
+export { freshnessToProto } from "./freshness-proto.js";

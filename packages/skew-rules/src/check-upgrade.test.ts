@@ -3,6 +3,7 @@ import { checkUpgrade } from "./check-upgrade.js";
 import { evaluateSkew, type SkewInputs } from "./evaluate.js";
 import { clusterVersion, configs, infrastructure, pool, type PoolSpec, policy, settings } from "./fixtures.js";
 import { parseSkewSettings } from "./settings.js";
+import { staleUpgradeable } from "./stale.js";
 
 const mcs = configs({ "rendered-master-new": "4.16.2", "rendered-worker-old": "4.15.9", "rendered-worker-new": "4.16.2" });
 const pausedBehind: PoolSpec = { current: "rendered-worker-old", target: "rendered-worker-new", paused: true, updated: 0 };
@@ -34,6 +35,19 @@ describe("checkUpgrade", () => {
   ])("%s", (_name, worker, target, force, allowed, kind, reasons, forced) => {
     const r = checkUpgrade(report(worker), target, force);
     expect(r).toMatchObject({ allowed, kind, reasons, forced });
+  });
+
+  it("fails closed while the view is stale: a minor or major is refused with StateStale and the ClusterOperator's message", () => {
+    const why = "the watcher has not been heard from since 2026-11-25T12:00:41Z";
+    const clean = report(); // nothing lags: a fresh view allows the minor
+    expect(checkUpgrade(clean, "4.17.0", false)).toMatchObject({ allowed: true });
+    const minor = checkUpgrade(clean, "4.17.0", false, why);
+    expect(minor).toEqual({ allowed: false, kind: "Minor", reasons: ["StateStale"], message: staleUpgradeable(why).message, forced: false, warnings: [] });
+    expect(checkUpgrade(clean, "5.0.0", false, why)).toMatchObject({ allowed: false, kind: "Major", reasons: ["StateStale"] });
+    expect(checkUpgrade(clean, "4.17.0", true, why)).toMatchObject({ allowed: true, forced: true, reasons: ["StateStale"] });
+    // The CVO consults Upgradeable only for minor updates: a z-stream passes, and says so.
+    expect(checkUpgrade(clean, "4.16.5", false, why)).toMatchObject({ allowed: true, kind: "ZStream", reasons: [], message: "z-stream update from 4.16.2 to 4.16.5 is not blocked by StateStale" });
+    expect(checkUpgrade(clean, "4.16.2", false, why)).toMatchObject({ allowed: true, kind: "Same" });
   });
 
   it("explains each outcome", () => {

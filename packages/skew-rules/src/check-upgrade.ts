@@ -1,6 +1,7 @@
 import { classifyUpdate, tryParseOcpVersion, type UpdateKind } from "@lockstep/versions";
 import { targetBootImageWarning } from "./boot-image-skew.js";
 import type { SkewEvaluation } from "./evaluate.js";
+import { staleUpgradeable } from "./stale.js";
 import { evaluateUpgradeable } from "./upgradeable.js";
 
 /** Mirrors `CheckUpgradeResponse`. */
@@ -21,8 +22,14 @@ export interface CheckUpgradeResult {
  * precondition (mco-behaviors.md §5.5) with Lockstep's verdict judged against this target:
  * only Minor and Major updates are blocked; z-streams, re-targeting the running update and
  * downgrades pass (a downgrade is flagged); force bypasses a block and is recorded.
+ *
+ * `stale` (why the view is stale, as ClusterOperator lockstep says it, e.g. "the watcher has not
+ * been heard from since 2026-11-25T12:00:41Z") fails closed as the ClusterOperator does: the
+ * verdict is Upgradeable=False with reason StateStale and the same message, so a Minor or Major
+ * update is refused (force still bypasses it, as the CVO's force does), and a z-stream passes but
+ * says that it is not blocked by StateStale.
  */
-export function checkUpgrade(report: SkewEvaluation, target: string, force: boolean): CheckUpgradeResult {
+export function checkUpgrade(report: SkewEvaluation, target: string, force: boolean, stale?: string): CheckUpgradeResult {
   const warnings: string[] = [];
   const parsedTarget = tryParseOcpVersion(target);
   if (!parsedTarget.ok) {
@@ -39,13 +46,16 @@ export function checkUpgrade(report: SkewEvaluation, target: string, force: bool
     return { allowed: true, kind: "", reasons: [], message: `the current version is unknown; ${target} is not checked`, forced: false, warnings };
   }
   const { kind, blockable } = classifyUpdate(parsedCurrent.value, parsedTarget.value);
-  const verdict = evaluateUpgradeable({
-    lag: report.lag,
-    bootImage: report.bootImage,
-    settings: report.settings,
-    currentVersion: report.currentVersion,
-    targetVersion: target,
-  });
+  const verdict =
+    stale !== undefined
+      ? staleUpgradeable(stale)
+      : evaluateUpgradeable({
+          lag: report.lag,
+          bootImage: report.bootImage,
+          settings: report.settings,
+          currentVersion: report.currentVersion,
+          targetVersion: target,
+        });
   if (kind === "Downgrade") {
     warnings.push(`Downgrade from ${report.currentVersion} to ${target}: downgrades are not supported and are not checked for skew`);
   }

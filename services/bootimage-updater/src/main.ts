@@ -11,7 +11,7 @@ await runService({
   name: "bootimage-updater",
   config: bootImageUpdaterConfigSchema,
   async wire({ config, logger, registry, readiness, bus, leader }) {
-    const { runnable, updater } = bootImageUpdater({
+    const { runnable, updater, freshness } = bootImageUpdater({
       kc: await loadKubeAccess(config.KUBECONFIG),
       bus: bus(),
       logger,
@@ -29,6 +29,6 @@ await runService({
         staleTimeoutMs: 30_000,
       },
     });
-    return { grpc: [[BootImageServiceService, bootImageService(updater, logger)]], runnables: [runnable] };
+    return { grpc: [[BootImageServiceService, bootImageService(updater, logger, freshness)]], runnables: [runnable] };
   },
 });

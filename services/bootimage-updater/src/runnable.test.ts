@@ -143,7 +143,7 @@ beforeAll(async () => {
   await createMachineSet(machineSet("custom-ami", CUSTOM_AMI));
 
   startWatcher();
-  const { runnable, updater } = bootImageUpdater({
+  const { runnable, updater, freshness } = bootImageUpdater({
     kc,
     bus: { servers: nats.url },
     logger: silentLogger(),
@@ -160,7 +160,7 @@ beforeAll(async () => {
     onPass: (p) => passes.push(p),
   });
   stack.run(runnable);
-  grpc = await startGrpcServer({ port: 0, host: "127.0.0.1", services: [[BootImageServiceService, bootImageService(updater, silentLogger())]] });
+  grpc = await startGrpcServer({ port: 0, host: "127.0.0.1", services: [[BootImageServiceService, bootImageService(updater, silentLogger(), freshness)]] });
   stack.defer(() => grpc.stop(100));
   client = new BootImageServiceClient(`127.0.0.1:${grpc.port}`, credentials.createInsecure());
   stack.defer(() => client.close());
@@ -324,10 +324,15 @@ describe("bootimage-updater on an AWS cluster", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(amiWrites.get("late")).toEqual([OLD_AMI]); // created, never patched
     expect(passes.slice(before).every((p) => p.patched.length === 0)).toBe(true);
+    // GetStatus says how old the view is, so a reader knows the status is held.
+    const held = await call<GetStatusResponse>("getStatus");
+    expect(held.freshness).toMatchObject({ stale: true, maxAgeSeconds: 1.5, heard: true });
+    expect(held.freshness!.ageSeconds).toBeGreaterThan(1.5);
 
     watcherStop = new AbortController();
     startWatcher();
     // The release's image since the mid-update test.
     await waitFor(() => writesTo("late", NEXT_AMI) === 1, { timeoutMs: 20_000, what: "late patched once fresh" });
+    expect((await call<GetStatusResponse>("getStatus")).freshness).toMatchObject({ stale: false, heard: true });
   });
 });

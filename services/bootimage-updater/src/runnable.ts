@@ -5,7 +5,7 @@ import { EventPublisher, type BusConnectionOptions, type StateCache } from "@loc
 import { Events, type StateKindName } from "@lockstep/contracts";
 import type { KubeConfigLike } from "@lockstep/kube";
 import { WorkQueue } from "@lockstep/reconcile";
-import { describeStaleness, observeWorkQueue, type createMetricsRegistry, type Readiness, type Runnable, type StateFreshness } from "@lockstep/runtime";
+import { describeStaleness, observeWorkQueue, type createMetricsRegistry, type Freshness, type Readiness, type Runnable, type StateFreshness } from "@lockstep/runtime";
 import { stateConsumer, type LeaderGate } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import type { PlannedEvent } from "./updater/events.js";
@@ -35,6 +35,8 @@ export interface BootImageUpdaterHandle {
   runnable: Runnable;
   /** Answers Preview / GetStatus once the view is synced (wire it into the gRPC server). */
   updater: BootImageUpdater;
+  /** How old the view is (undefined before the state plane is connected), for GetStatus. */
+  freshness: () => Freshness | undefined;
 }
 
 /** Publishes a planned event as its typed bootimage.* message. */
@@ -110,5 +112,5 @@ export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHa
       await queue.run(signal);
     },
   });
-  return { runnable, updater };
+  return { runnable, updater, freshness: () => freshness?.current() };
 }

@@ -183,7 +183,7 @@ beforeAll(async () => {
   grpcServer = await startGrpcServer({
     port: 0,
     host: "127.0.0.1",
-    services: [[SkewServiceService, skewServiceImpl({ evaluate: () => enforcer.evaluate(), machineSet: (ns, n) => enforcer.machineSet(ns, n), bootImages: () => enforcer.bootImages() }, silentLogger())]],
+    services: [[SkewServiceService, skewServiceImpl({ evaluate: () => enforcer.evaluate(), viewFreshness: () => enforcer.viewFreshness(), machineSet: (ns, n) => enforcer.machineSet(ns, n), bootImages: () => enforcer.bootImages() }, silentLogger())]],
   });
   client = new SkewServiceClient(`127.0.0.1:${grpcServer.port}`, credentials.createInsecure());
   nc = await connectBus({ servers: nats.url });
@@ -209,7 +209,8 @@ function call<Req, Res>(method: (req: Req, cb: (err: ServiceError | null, res: R
 }
 const checkUpgrade = (targetVersion: string, force = false) => call<{ targetVersion: string; force: boolean }, CheckUpgradeResponse>(client.checkUpgrade, { targetVersion, force });
 const checkScaleUp = (namespace: string, machineSet: string) => call<{ namespace: string; machineSet: string }, CheckScaleUpResponse>(client.checkScaleUp, { namespace, machineSet });
-const report = async () => (await call<object, GetSkewReportResponse>(client.getSkewReport, {})).report!;
+const reportResponse = () => call<object, GetSkewReportResponse>(client.getSkewReport, {});
+const report = async () => (await reportResponse()).report!;
 
 interface Cond {
   type: string;
@@ -457,11 +458,20 @@ describe("skew-enforcer", () => {
     expect(stale.message).toMatch(/the watcher has not been heard from since \S+Z\. Minor upgrades are blocked until it is heard from again/);
     expect(await condition("Progressing")).toEqual(progressing);
     expect(await counter("lockstep_state_age_seconds")).toBeGreaterThan(1);
-    expect(await checkUpgrade("4.17.0")).toMatchObject({ allowed: true }); // answers still reflect the (last known) view
+    // The answers fail closed as the ClusterOperator does, in its words, and say how old the view is.
+    const refused = await checkUpgrade("4.17.0");
+    expect(refused).toMatchObject({ allowed: false, kind: "Minor", reasons: ["StateStale"], message: stale.message, freshness: { stale: true, maxAgeSeconds: 1, heard: true } });
+    expect(refused.freshness!.ageSeconds).toBeGreaterThan(1);
+    expect(await checkUpgrade("4.16.6")).toMatchObject({ allowed: true, kind: "ZStream", message: "z-stream update from 4.16.5 to 4.16.6 is not blocked by StateStale", freshness: { stale: true } });
+    expect(await report()).toMatchObject({ upgradeable: false, reason: "StateStale", message: stale.message });
+    expect((await reportResponse()).freshness).toMatchObject({ stale: true, maxAgeSeconds: 1 });
+    expect((await checkScaleUp(MS_NAMESPACE, MS_NAME)).freshness).toMatchObject({ stale: true, maxAgeSeconds: 1 });
 
     watcherStop = new AbortController();
     watcherRun = stack.run(watcherRunnable({ kc, bus: { servers: nats.url }, logger: silentLogger(), ...TEST_WATCHER_OPTIONS, heartbeatIntervalMs: 200 }), watcherStop.signal);
     await waitForCondition("Upgradeable", { status: "True", reason: "AsExpected" });
+    expect(await checkUpgrade("4.17.0")).toMatchObject({ allowed: true, kind: "Minor", reasons: [], freshness: { stale: false } });
+    expect(await reportResponse()).toMatchObject({ report: { upgradeable: true, reason: "AsExpected" }, freshness: { stale: false, heard: true } });
     expect(await eventsOn(Events.updateCompleted.subject)).toBe(completed);
   });
 

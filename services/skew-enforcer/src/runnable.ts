@@ -10,7 +10,7 @@ import { stateConsumer, type LeaderGate } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { ClusterOperatorWriter } from "./enforcer/cluster-operator-writer.js";
-import { CLUSTER_KEY, SkewEnforcer } from "./enforcer/enforcer.js";
+import { CLUSTER_KEY, SkewEnforcer, type ViewFreshness } from "./enforcer/enforcer.js";
 import { SKEW_PROJECTIONS, WATCHED_KINDS } from "./enforcer/view.js";
 import { FactLog } from "./enforcer/fact-log.js";
 import { skewMetrics } from "./metrics.js";
@@ -66,6 +66,11 @@ export function skewEnforcer(o: SkewEnforcerRunnableOptions): SkewEnforcerHandle
     onRetriesExhausted: (key, err, failures, retryInMs) => logger.error({ err, key, failures, retryInMs }, "skew reconcile keeps failing; parked"),
   });
   if (o.registry) observeWorkQueue(o.registry, queue);
+  // As a point in time, so the message written to the ClusterOperator holds still.
+  const viewFreshness = (): ViewFreshness => {
+    const f = freshness?.current();
+    return { freshness: f, stale: f && !f.fresh ? describeStaleSince(f, now().getTime()) : undefined };
+  };
   const enforcer = new SkewEnforcer({
     view: {
       settings: o.settings,
@@ -78,11 +83,8 @@ export function skewEnforcer(o: SkewEnforcerRunnableOptions): SkewEnforcerHandle
     operatorVersion: o.operatorVersion,
     ...(metrics ? { metrics } : {}),
     ...(o.resyncMs !== undefined ? { resyncMs: o.resyncMs } : {}),
-    // As a point in time, so the message written to the ClusterOperator holds still.
-    staleness: () => {
-      const f = freshness?.current();
-      return f && !f.fresh ? describeStaleSince(f, now().getTime()) : undefined;
-    },
+    staleness: () => viewFreshness().stale,
+    freshness: viewFreshness,
     requeue: () => queue.add(CLUSTER_KEY),
     leading: () => o.leader?.isLeader() ?? true,
     now,

@@ -4,7 +4,8 @@ import { Metadata, type ServiceError } from "@grpc/grpc-js";
 import { addressHint, defaultAddress, serverAddress, serverHelp, type ServerAddress } from "../addresses.js";
 import { channelCredentials } from "../connection.js";
 import { grpcFailure } from "../exit-codes.js";
-import { BootImageServiceClient, BootImageStatus, MachineSetPlan } from "@lockstep/contracts";
+import { staleWarning } from "../stale-warning.js";
+import { BootImageServiceClient, BootImageStatus, MachineSetPlan, type StateFreshness } from "@lockstep/contracts";
 import { type Command, Option } from "commander";
 import { stringify } from "yaml";
 
@@ -53,8 +54,12 @@ function structured(value: unknown, output: "json" | "yaml"): string {
   return output === "json" ? `${JSON.stringify(value, null, 2)}\n` : stringify(value);
 }
 
-/** Calls the updater at `target` and returns what to print: text, or the answer as JSON or YAML. */
-export async function runBootImages(target: string | ServerAddress, preview: boolean, output: Output = "text"): Promise<string> {
+/**
+ * Calls the updater at `target` and returns what to print: text, or the answer as JSON or YAML (the
+ * status with `freshness` when the updater says how old its view is). A stale view is warned of on
+ * `warn` (stderr).
+ */
+export async function runBootImages(target: string | ServerAddress, preview: boolean, output: Output = "text", warn: NodeJS.WritableStream = process.stderr): Promise<string> {
   const server = typeof target === "string" ? target : target.address;
   const client = new BootImageServiceClient(server, channelCredentials());
   try {
@@ -62,9 +67,13 @@ export async function runBootImages(target: string | ServerAddress, preview: boo
       const { plans } = await unary<{ plans: MachineSetPlan[] }>(client, "preview");
       return output === "text" ? formatPreview(plans) : structured({ plans: plans.map((p) => MachineSetPlan.toJSON(p)) }, output);
     }
-    const res = await unary<{ status?: BootImageStatus }>(client, "getStatus");
+    const res = await unary<{ status?: BootImageStatus; freshness?: StateFreshness }>(client, "getStatus");
     if (!res.status) throw new Error("the bootimage-updater returned no status");
-    return output === "text" ? formatStatus(res.status) : structured(BootImageStatus.toJSON(res.status), output);
+    const warning = staleWarning(res.freshness, "bootimage-updater");
+    if (warning) warn.write(`${warning}\n`);
+    if (output === "text") return formatStatus(res.status);
+    const json = BootImageStatus.toJSON(res.status) as Record<string, unknown>;
+    return structured(res.freshness ? { ...json, freshness: res.freshness } : json, output);
   } catch (err) {
     if (typeof (err as ServiceError).code === "number") throw grpcFailure(err as ServiceError, "bootimage-updater", server, typeof target === "string" ? undefined : addressHint(target));
     throw err;

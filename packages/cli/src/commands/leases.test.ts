@@ -15,6 +15,10 @@ describe("lockstep leases", () => {
     expect(parseDurationArg("90")).toBe(90);
     expect(() => parseDurationArg("soon")).toThrow(/invalid duration "soon"/);
     expect(() => parseDurationArg("0s")).toThrow(/invalid duration/);
+    // The lease API's seconds are an int32: beyond it is a usage error, not "invalid int32" from the encoder.
+    expect(parseDurationArg("2147483647")).toBe(2_147_483_647);
+    expect(() => parseDurationArg("99999999h")).toThrow('duration "99999999h" is too long: at most 2147483647s (about 68 years)');
+    expect(() => parseDurationArg("2147483648")).toThrow(/too long/);
     expect(parseOperationArg("maintenance")).toBe(OperationType.OPERATION_TYPE_MAINTENANCE);
     expect(parseOperationArg("Power-Off")).toBe(OperationType.OPERATION_TYPE_POWER_OFF);
     expect(() => parseOperationArg("nap")).toThrow(/unknown operation "nap"/);

@@ -40,10 +40,18 @@ export function parseOperationArg(value: string): OperationType {
   }
 }
 
-/** "90s", "15m", "1h", "1h30m" or plain seconds → whole seconds. */
+/** The longest duration the lease API carries (its seconds are an int32): about 68 years. */
+export const MAX_DURATION_SECONDS = 2_147_483_647;
+
+function withinInt32(value: string, seconds: number): number {
+  if (seconds > MAX_DURATION_SECONDS) throw new InvalidArgumentError(`duration "${value}" is too long: at most ${MAX_DURATION_SECONDS}s (about 68 years)`);
+  return seconds;
+}
+
+/** "90s", "15m", "1h", "1h30m" or plain seconds → whole seconds (a usage error beyond int32). */
 export function parseDurationArg(value: string): number {
   const text = value.trim();
-  if (/^\d+$/.test(text) && Number(text) > 0) return Number(text);
+  if (/^\d+$/.test(text) && Number(text) > 0) return withinInt32(value, Number(text));
   const re = /(\d+)(h|m|s)/gy;
   let total = 0;
   let consumed = 0;
@@ -52,7 +60,7 @@ export function parseDurationArg(value: string): number {
     consumed = re.lastIndex;
   }
   if (text === "" || consumed !== text.length || total <= 0) throw new InvalidArgumentError(`invalid duration "${value}" (e.g. 90s, 15m, 1h, 1h30m)`);
-  return total;
+  return withinInt32(value, total);
 }
 
 function age(from: Date | undefined, now: Date): string {

@@ -1,6 +1,7 @@
 // `lockstep skew` and `lockstep check-upgrade` against a real gRPC server serving SkewService with fixed answers.
 import { Server, ServerCredentials, status } from "@grpc/grpc-js";
 import { type SkewReport, SkewServiceService, type SkewServiceServer } from "@lockstep/contracts";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT_BLOCKED, renderSkewReport, runCheckUpgrade, runSkew } from "./skew.js";
 
@@ -17,19 +18,36 @@ const REPORT: SkewReport = {
   completionMessage: "update to 4.16.5 is not complete: pool worker is paused: 0 of 2 nodes at 4.16.5; unpause it to finish the update",
 };
 
+const FRESH = { ageSeconds: 0.4, stale: false, maxAgeSeconds: 15, heard: true };
+const STALE = { ageSeconds: 41.4, stale: true, maxAgeSeconds: 15, heard: true };
+const STALE_MESSAGE =
+  "Lockstep cannot tell whether every pool is on the current minor version: the watcher has not been heard from since 2026-11-25T12:00:41Z. Minor upgrades are blocked until it is heard from again; check the watcher (lockstep-watcher pods, their logs and the API server).";
+/** What the server says of its view's age (a stale view fails closed, as the enforcer does); a test sets it. */
+let freshness = FRESH;
+
+/** Collects what a command writes on stderr. */
+function stderr(): Writable & { text: () => string } {
+  let text = "";
+  const w = new Writable({ write: (chunk, _enc, cb) => ((text += String(chunk)), cb()) });
+  return Object.assign(w, { text: () => text });
+}
+const WARNING = "warning: Lockstep's view of the cluster is 41 s old (the watcher has not been heard from); what follows may be out of date\n";
+
 let server: Server;
 let addr: string;
 beforeAll(async () => {
   server = new Server();
   const impl: SkewServiceServer = {
-    getSkewReport: (_c, cb) => cb(null, { report: REPORT }),
+    getSkewReport: (_c, cb) =>
+      cb(null, { report: freshness.stale ? { ...REPORT, upgradeable: false, reason: "StateStale", message: STALE_MESSAGE } : REPORT, freshness }),
     // Minor targets are blocked, z-streams allowed, force bypasses: the service's contract in miniature.
     checkUpgrade: (c, cb) => {
       const { targetVersion, force } = c.request;
       if (!/^\d+\.\d+\.\d+$/.test(targetVersion)) return cb({ code: status.INVALID_ARGUMENT, details: `target_version: invalid version ${targetVersion}` }, null);
       const minor = !targetVersion.startsWith("4.16.");
-      if (!minor) return cb(null, { allowed: true, kind: "ZStream", reasons: [], message: `z-stream update from 4.16.5 to ${targetVersion}`, forced: false, warnings: [] });
-      return cb(null, { allowed: force, kind: "Minor", reasons: ["PausedPoolLagging"], message: force ? "Forced through blocking failures: PausedPoolLagging" : REPORT.message, forced: force, warnings: [] });
+      if (!minor) return cb(null, { allowed: true, kind: "ZStream", reasons: [], message: `z-stream update from 4.16.5 to ${targetVersion}`, forced: false, warnings: [], freshness });
+      if (freshness.stale) return cb(null, { allowed: false, kind: "Minor", reasons: ["StateStale"], message: STALE_MESSAGE, forced: false, warnings: [], freshness });
+      return cb(null, { allowed: force, kind: "Minor", reasons: ["PausedPoolLagging"], message: force ? "Forced through blocking failures: PausedPoolLagging" : REPORT.message, forced: force, warnings: [], freshness });
     },
     checkScaleUp: (_c, cb) => cb({ code: status.UNIMPLEMENTED, details: "not used" }, null),
   };
@@ -49,8 +67,26 @@ describe("lockstep skew", () => {
     expect(out).toContain("Update:         incomplete (pools: worker)\n                update to 4.16.5 is not complete: pool worker is paused");
   });
 
-  it("-o json is the report itself", async () => {
-    expect(JSON.parse(await runSkew(addr, "json"))).toEqual(REPORT);
+  it("-o json is the report itself, with the enforcer's freshness", async () => {
+    expect(JSON.parse(await runSkew(addr, "json"))).toEqual({ ...REPORT, freshness: FRESH });
+  });
+
+  it("warns on stderr while the enforcer's view is stale; -o json says stale true", async () => {
+    const fresh = stderr();
+    await runSkew(addr, "text", fresh);
+    expect(fresh.text()).toBe("");
+    freshness = STALE;
+    try {
+      const warn = stderr();
+      const out = await runSkew(addr, "text", warn);
+      expect(warn.text()).toBe(WARNING);
+      expect(out).toContain("Upgradeable:    False (StateStale)");
+      expect(out).not.toContain("warning:"); // stdout stays the report
+      const json = JSON.parse(await runSkew(addr, "json", stderr()));
+      expect(json).toMatchObject({ upgradeable: false, reason: "StateStale", freshness: { stale: true, ageSeconds: 41.4, maxAgeSeconds: 15, heard: true } });
+    } finally {
+      freshness = FRESH;
+    }
   });
 });
 
@@ -63,6 +99,27 @@ describe("lockstep check-upgrade", () => {
     const allowed = await runCheckUpgrade(addr, "4.16.6", false);
     expect(allowed).toMatchObject({ exitCode: 0 });
     expect(allowed.text).toContain("Update to 4.16.6 (ZStream): allowed");
+  });
+
+  it("a minor refused while the enforcer's view is stale exits 3 with StateStale and a warning; -o json carries freshness", async () => {
+    freshness = STALE;
+    try {
+      const warn = stderr();
+      const refused = await runCheckUpgrade(addr, "4.17.0", false, "text", warn);
+      expect(refused.exitCode).toBe(EXIT_BLOCKED);
+      expect(refused.text).toContain("Update to 4.17.0 (Minor): blocked");
+      expect(refused.text).toContain("Reasons:        StateStale");
+      expect(warn.text()).toBe(WARNING);
+      const json = await runCheckUpgrade(addr, "4.17.0", false, "json", stderr());
+      expect(json.exitCode).toBe(EXIT_BLOCKED);
+      expect(JSON.parse(json.text)).toMatchObject({ allowed: false, reasons: ["StateStale"], freshness: { stale: true, ageSeconds: 41.4 } });
+      // A z-stream stays allowed, still warned of.
+      const zWarn = stderr();
+      expect(await runCheckUpgrade(addr, "4.16.6", false, "text", zWarn)).toMatchObject({ exitCode: 0 });
+      expect(zWarn.text()).toBe(WARNING);
+    } finally {
+      freshness = FRESH;
+    }
   });
 
   it("--force is allowed and says so", async () => {

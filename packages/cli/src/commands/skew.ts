@@ -5,7 +5,8 @@ import { addressHint, defaultAddress, serverAddress, serverHelp, type ServerAddr
 import { versionArg } from "../args.js";
 import { channelCredentials } from "../connection.js";
 import { EXIT, grpcFailure } from "../exit-codes.js";
-import { type CheckUpgradeRequest, type CheckUpgradeResponse, type GetSkewReportRequest, type GetSkewReportResponse, type SkewReport, SkewServiceClient } from "@lockstep/contracts";
+import { staleWarning } from "../stale-warning.js";
+import { type CheckUpgradeRequest, type CheckUpgradeResponse, type GetSkewReportRequest, type GetSkewReportResponse, type SkewReport, SkewServiceClient, type StateFreshness } from "@lockstep/contracts";
 import { type Command, Option } from "commander";
 import { stringify } from "yaml";
 
@@ -77,20 +78,40 @@ export function renderCheckUpgrade(target: string, r: CheckUpgradeResponse): str
   return out;
 }
 
-/** `lockstep skew`: the report, as text or structured. */
-export async function runSkew(addr: string | ServerAddress, output: Output = "text"): Promise<string> {
-  const res = await unary<GetSkewReportRequest, GetSkewReportResponse>(addr, (c, req, deadline, cb) => c.getSkewReport(req, new Metadata(), { deadline }, cb), {});
-  if (!res.report) throw new Error(`skew-enforcer at ${typeof addr === "string" ? addr : addr.address} returned no report`);
-  return output === "text" ? renderSkewReport(res.report) : structured(res.report, output);
+function warnIfStale(res: { freshness?: StateFreshness | undefined }, warn: NodeJS.WritableStream): void {
+  const warning = staleWarning(res.freshness, "skew-enforcer");
+  if (warning) warn.write(`${warning}\n`);
 }
 
-/** `lockstep check-upgrade`: the answer and the exit code (0 allowed, 3 blocked). */
-export async function runCheckUpgrade(addr: string | ServerAddress, version: string, force: boolean, output: Output = "text"): Promise<{ text: string; exitCode: number }> {
+/**
+ * `lockstep skew`: the report, as text or structured (the report's fields, and `freshness` when the
+ * enforcer says how old its view is). A stale view is warned of on `warn` (stderr).
+ */
+export async function runSkew(addr: string | ServerAddress, output: Output = "text", warn: NodeJS.WritableStream = process.stderr): Promise<string> {
+  const res = await unary<GetSkewReportRequest, GetSkewReportResponse>(addr, (c, req, deadline, cb) => c.getSkewReport(req, new Metadata(), { deadline }, cb), {});
+  if (!res.report) throw new Error(`skew-enforcer at ${typeof addr === "string" ? addr : addr.address} returned no report`);
+  warnIfStale(res, warn);
+  if (output === "text") return renderSkewReport(res.report);
+  return structured(res.freshness ? { ...res.report, freshness: res.freshness } : res.report, output);
+}
+
+/**
+ * `lockstep check-upgrade`: the answer and the exit code (0 allowed, 3 blocked: a minor while the
+ * enforcer's view is stale too, reason StateStale). A stale view is warned of on `warn` (stderr).
+ */
+export async function runCheckUpgrade(
+  addr: string | ServerAddress,
+  version: string,
+  force: boolean,
+  output: Output = "text",
+  warn: NodeJS.WritableStream = process.stderr,
+): Promise<{ text: string; exitCode: number }> {
   const res = await unary<CheckUpgradeRequest, CheckUpgradeResponse>(
     addr,
     (c, req, deadline, cb) => c.checkUpgrade(req, new Metadata(), { deadline }, cb),
     { targetVersion: version, force },
   );
+  warnIfStale(res, warn);
   return { text: output === "text" ? renderCheckUpgrade(version, res) : structured(res, output), exitCode: res.allowed ? 0 : EXIT_BLOCKED };
 }
 

@@ -1,6 +1,9 @@
-// BootImageService over gRPC: Preview (the plan, nothing written) and GetStatus (the last pass).
+// BootImageService over gRPC: Preview (the plan, nothing written) and GetStatus (the last pass,
+// with the view's freshness: while stale no MachineSet is patched and the status is held).
 import { status as GrpcStatus, type ServerUnaryCall, type sendUnaryData } from "@grpc/grpc-js";
 import type { BootImageServiceServer, GetStatusRequest, GetStatusResponse, PreviewRequest, PreviewResponse } from "@lockstep/contracts";
+import type { Freshness } from "@lockstep/runtime";
+import { freshnessToProto } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import type { BootImageUpdater } from "../updater/updater.js";
 
@@ -19,9 +22,12 @@ function answer<Req, Res>(updater: BootImageUpdater, logger: Logger, method: str
   };
 }
 
-export function bootImageService(updater: BootImageUpdater, logger: Logger): BootImageServiceServer {
+export function bootImageService(updater: BootImageUpdater, logger: Logger, freshness: () => Freshness | undefined = () => undefined): BootImageServiceServer {
   return {
     preview: answer<PreviewRequest, PreviewResponse>(updater, logger, "Preview", () => ({ plans: updater.preview() })),
-    getStatus: answer<GetStatusRequest, GetStatusResponse>(updater, logger, "GetStatus", () => ({ status: updater.status() })),
+    getStatus: answer<GetStatusRequest, GetStatusResponse>(updater, logger, "GetStatus", () => {
+      const f = freshness();
+      return { status: updater.status(), freshness: f ? freshnessToProto(f) : undefined };
+    }),
   };
 }

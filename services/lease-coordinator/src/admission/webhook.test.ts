@@ -60,6 +60,28 @@ describe.skipIf(!hasOpenssl())("the lease webhook", () => {
     });
   }
 
+  /** POSTs `total` bytes in 1 MiB chunks without a Content-Length (chunked), as a streaming sender would. */
+  function postChunked(total: number): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port: webhook.port, path: "/validate", method: "POST", agent: false, ca: pki.pem("ca.crt"), servername: "localhost", headers: { "content-type": "application/json" } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      });
+      req.on("error", reject);
+      const chunk = Buffer.alloc(1024 * 1024, "x");
+      let sent = 0;
+      const more = (): void => {
+        while (sent < total) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once("drain", more);
+        }
+        req.end();
+      };
+      more();
+    });
+  }
+
   beforeAll(async () => {
     pki = createTestPki();
     sim = await startKubeSim({});
@@ -169,6 +191,13 @@ describe.skipIf(!hasOpenssl())("the lease webhook", () => {
     expect(await post({}, "/other")).toMatchObject({ status: 404 });
     expect(await post({}, "/validate", "GET")).toMatchObject({ status: 405 });
     expect(await post("x".repeat(3 * 1024 * 1024 + 1))).toMatchObject({ status: 413, body: expect.stringContaining("over 3145728 bytes") });
+    expect((await post(nodeUpdate("w3", "x", "a", "b"))).status).toBe(200);
+    expect(outcomes).toContain("error");
+  });
+
+  it("answers a 60 MB body with 413, with or without a Content-Length, instead of closing the connection", async () => {
+    expect(await post("x".repeat(60 * 1024 * 1024))).toMatchObject({ status: 413, body: expect.stringContaining("over 3145728 bytes") });
+    expect(await postChunked(60 * 1024 * 1024)).toMatchObject({ status: 413, body: expect.stringContaining("over 3145728 bytes") });
     expect((await post(nodeUpdate("w3", "x", "a", "b"))).status).toBe(200);
     expect(outcomes).toContain("error");
   });

@@ -49,19 +49,42 @@ class HttpFailure extends Error {
   }
 }
 
-/** The body, or a 413 once it passes the bound: the rest is read and dropped so the answer reaches the sender. */
+/** How long the rest of an oversized body is read and dropped after the 413 before the connection is cut. */
+const DRAIN_MS = 10_000;
+
+/**
+ * The body, or a 413 as soon as it passes the bound (or its Content-Length says it will): nothing
+ * more is kept, the answer goes out at once, and the rest is read and dropped (see `drain`).
+ */
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    const tooLarge = () => new HttpFailure(413, `request body over ${MAX_BODY_BYTES} bytes`);
+    if (Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return reject(tooLarge());
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(c);
-      else if (size > 4 * MAX_BODY_BYTES) req.destroy(); // a sender that never stops is cut off
-    });
-    req.on("end", () => (size > MAX_BODY_BYTES ? reject(new HttpFailure(413, `request body over ${MAX_BODY_BYTES} bytes`)) : resolve(Buffer.concat(chunks))));
+      if (size <= MAX_BODY_BYTES) return void chunks.push(c);
+      req.off("data", onData);
+      chunks.length = 0;
+      reject(tooLarge());
+    };
+    req.on("data", onData);
+    req.on("end", () => resolve(Buffer.concat(chunks)));
     req.on("error", reject);
   });
+}
+
+/**
+ * Reads and drops what is left of a request answered early, so the sender reads the answer instead
+ * of a connection reset; a sender still sending after DRAIN_MS is cut off (it has had its answer).
+ */
+function drain(req: IncomingMessage): void {
+  if (req.complete) return;
+  const timer = setTimeout(() => req.socket.destroy(), DRAIN_MS);
+  timer.unref();
+  req.once("close", () => clearTimeout(timer));
+  req.resume();
 }
 
 function send(res: ServerResponse, status: number, body: object | string): void {
@@ -122,7 +145,7 @@ export async function startLeaseWebhook(o: LeaseWebhookOptions): Promise<LeaseWe
       send(res, 200, r.answer);
     } catch (err) {
       const status = err instanceof HttpFailure ? err.status : 500;
-      req.resume(); // an unread body is dropped, or the sender sees a broken pipe instead of the answer
+      drain(req); // an unread body is dropped, or the sender sees a broken pipe instead of the answer
       if (status >= 500) o.logger.warn({ err: (err as Error).message }, "admission review failed");
       send(res, status, (err as Error).message);
     } finally {

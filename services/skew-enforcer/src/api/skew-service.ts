@@ -1,14 +1,19 @@
 // SkewService: the verdicts on demand. Bad input is INVALID_ARGUMENT, an unknown MachineSet
 // NOT_FOUND, a query before the state plane is loaded UNAVAILABLE; nothing here can crash the service.
+// Every answer carries the view's freshness, and while the view is stale the answers fail closed as
+// ClusterOperator lockstep does: Upgradeable False (StateStale), a minor upgrade refused.
 import { status, type sendUnaryData, type ServerUnaryCall, type ServiceError } from "@grpc/grpc-js";
 import type { BootImagesState, MachineSetState, SkewServiceServer } from "@lockstep/contracts";
 import { tryParseOcpVersion } from "@lockstep/versions";
 import type { Logger } from "pino";
-import { checkScaleUp, checkUpgrade, type SkewEvaluation, toSkewReport } from "@lockstep/skew-rules";
+import { freshnessToProto } from "@lockstep/skeleton";
+import { checkScaleUp, checkUpgrade, type SkewEvaluation, staleEvaluation, toSkewReport } from "@lockstep/skew-rules";
+import type { ViewFreshness } from "../enforcer/enforcer.js";
 
 /** What the service answers from (the running SkewEnforcer). */
 export interface SkewQueries {
   evaluate(): SkewEvaluation;
+  viewFreshness(): ViewFreshness;
   machineSet(namespace: string, name: string): MachineSetState | undefined;
   bootImages(): BootImagesState | undefined;
 }
@@ -47,16 +52,26 @@ function unary<Req, Res>(logger: Logger, method: string, handler: (request: Req)
   };
 }
 
+function wire(v: ViewFreshness) {
+  return v.freshness ? freshnessToProto(v.freshness) : undefined;
+}
+
 export function skewServiceImpl(q: SkewQueries, logger: Logger): SkewServiceServer {
   return {
-    getSkewReport: unary(logger, "GetSkewReport", () => ({ report: toSkewReport(q.evaluate()) })),
+    getSkewReport: unary(logger, "GetSkewReport", () => {
+      const e = q.evaluate();
+      const v = q.viewFreshness();
+      return { report: toSkewReport(v.stale === undefined ? e : staleEvaluation(e, v.stale)), freshness: wire(v) };
+    }),
     checkUpgrade: unary(logger, "CheckUpgrade", (req) => {
       const target = req.targetVersion.trim();
       if (target === "") throw new RpcError(status.INVALID_ARGUMENT, "target_version is required");
       const parsed = tryParseOcpVersion(target);
       if (!parsed.ok) throw new RpcError(status.INVALID_ARGUMENT, `target_version: ${parsed.error.message}`);
-      const r = checkUpgrade(q.evaluate(), target, req.force);
-      return { allowed: r.allowed, kind: r.kind, reasons: [...r.reasons], message: r.message, forced: r.forced, warnings: [...r.warnings] };
+      const e = q.evaluate();
+      const v = q.viewFreshness();
+      const r = checkUpgrade(e, target, req.force, v.stale);
+      return { allowed: r.allowed, kind: r.kind, reasons: [...r.reasons], message: r.message, forced: r.forced, warnings: [...r.warnings], freshness: wire(v) };
     }),
     checkScaleUp: unary(logger, "CheckScaleUp", (req) => {
       const namespace = requireName("namespace", req.namespace, LABEL, 63);
@@ -65,7 +80,7 @@ export function skewServiceImpl(q: SkewQueries, logger: Logger): SkewServiceServ
       const ms = q.machineSet(namespace, name);
       if (!ms) throw new RpcError(status.NOT_FOUND, `MachineSet ${namespace}/${name} not found`);
       const r = checkScaleUp(ms, evaluation.bootImage, q.bootImages());
-      return { allowed: r.allowed, reason: r.reason, message: r.message };
+      return { allowed: r.allowed, reason: r.reason, message: r.message, freshness: wire(q.viewFreshness()) };
     }),
   };
 }

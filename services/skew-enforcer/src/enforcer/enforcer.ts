@@ -4,6 +4,7 @@
 // builds them over the state plane, the API server and the event stream).
 import type { BootImagesState, Condition, MachineSetState, StateKindName } from "@lockstep/contracts";
 import type { ReconcileResult } from "@lockstep/reconcile";
+import type { Freshness } from "@lockstep/runtime";
 import type { Logger } from "pino";
 import type { SkewMetrics } from "../metrics.js";
 import {
@@ -57,6 +58,13 @@ export interface StateChangeNote {
   value?: unknown;
 }
 
+/** How old the view is (undefined before it is connected), and why it is stale while it is. */
+export interface ViewFreshness {
+  readonly freshness: Freshness | undefined;
+  /** In the words written on ClusterOperator lockstep (stable while the view stays stale). */
+  readonly stale: string | undefined;
+}
+
 export interface SkewEnforcerOptions {
   view: ViewSettings;
   writer: StatusWriter;
@@ -70,6 +78,8 @@ export interface SkewEnforcerOptions {
   resyncMs?: number;
   /** Why the view is stale (undefined while fresh), stable while it stays stale. */
   staleness?: () => string | undefined;
+  /** The view's freshness and staleness read at once, for the answers (SkewService). */
+  freshness?: () => ViewFreshness;
   /** Asks for another reconcile at once (a refused write is then reported as Degraded). */
   requeue: () => void;
   /**
@@ -148,6 +158,11 @@ export class SkewEnforcer {
   evaluate(): SkewEvaluation {
     if (!this.state) throw new NotSyncedError();
     return evaluateSkew(skewInputs(this.state, this.o.view, this.tally.tally));
+  }
+
+  /** How old the view is and why it is stale, for answers that must fail closed as the ClusterOperator does. */
+  viewFreshness(): ViewFreshness {
+    return this.o.freshness?.() ?? { freshness: undefined, stale: this.o.staleness?.() };
   }
 
   machineSet(namespace: string, name: string): MachineSetState | undefined {

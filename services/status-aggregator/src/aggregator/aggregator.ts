@@ -20,7 +20,7 @@ import { effectivePoliciesToProto } from "../preview/policies.js";
 import { previewOnView } from "../preview/on-view.js";
 import type { PreviewTarget } from "../preview/preview.js";
 import { encodeNodeField } from "../proto/fast-encode.js";
-import { freshnessToProto } from "../proto/freshness.js";
+import { freshnessToProto } from "@lockstep/skeleton";
 import { NodeFieldCache } from "../proto/node-fields.js";
 import { nodeInsightToProto, updateStatusToProto } from "../proto/to-proto.js";
 import { DEFAULT_LEASE_SOURCES, type LeaseSources, nodeHolds } from "../view/lease-holds.js";

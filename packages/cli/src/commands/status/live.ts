@@ -8,7 +8,7 @@ import { type CliError, grpcFailure } from "../../exit-codes.js";
 import { leanClient, UpdateStatus, UpdateStatusServiceClient, type WatchUpdateStatusResponse } from "@lockstep/contracts";
 import type { Details } from "@lockstep/insights";
 import { stringify } from "yaml";
-import { staleWarning } from "./freshness.js";
+import { staleWarning } from "../../stale-warning.js";
 
 export const DEFAULT_STATUS_ADDR = defaultAddress("status-aggregator");
 /** grpc-js refuses answers over 4 MiB by default; 64 MiB holds the node insights of ~200,000 nodes. */

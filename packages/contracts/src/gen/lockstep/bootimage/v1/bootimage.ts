@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { StateFreshness } from "../../status/v1/status.js";
 
 /** The updater's decision for one MachineSet. */
 export interface MachineSetPlan {
@@ -54,7 +55,14 @@ export interface GetStatusRequest {
 }
 
 export interface GetStatusResponse {
-  status?: BootImageStatus | undefined;
+  status?:
+    | BootImageStatus
+    | undefined;
+  /**
+   * How old the updater's view of the cluster is; while stale no MachineSet is patched and the
+   * status is the last pass's.
+   */
+  freshness?: StateFreshness | undefined;
 }
 
 function createBaseMachineSetPlan(): MachineSetPlan {
@@ -622,13 +630,16 @@ export const GetStatusRequest: MessageFns<GetStatusRequest> = {
 };
 
 function createBaseGetStatusResponse(): GetStatusResponse {
-  return { status: undefined };
+  return { status: undefined, freshness: undefined };
 }
 
 export const GetStatusResponse: MessageFns<GetStatusResponse> = {
   encode(message: GetStatusResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.status !== undefined) {
       BootImageStatus.encode(message.status, writer.uint32(10).fork()).join();
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -654,6 +665,14 @@ export const GetStatusResponse: MessageFns<GetStatusResponse> = {
             message.status = BootImageStatus.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -667,13 +686,19 @@ export const GetStatusResponse: MessageFns<GetStatusResponse> = {
   },
 
   fromJSON(object: any): GetStatusResponse {
-    return { status: isSet(object.status) ? BootImageStatus.fromJSON(object.status) : undefined };
+    return {
+      status: isSet(object.status) ? BootImageStatus.fromJSON(object.status) : undefined,
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
+    };
   },
 
   toJSON(message: GetStatusResponse): unknown {
     const obj: any = {};
     if (message.status !== undefined) {
       obj.status = BootImageStatus.toJSON(message.status);
+    }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
     }
     return obj;
   },
@@ -685,6 +710,9 @@ export const GetStatusResponse: MessageFns<GetStatusResponse> = {
     const message = createBaseGetStatusResponse();
     message.status = (object.status !== undefined && object.status !== null)
       ? BootImageStatus.fromPartial(object.status)
+      : undefined;
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
       : undefined;
     return message;
   },

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { StateFreshness } from "../../status/v1/status.js";
 
 /** Why one pool is not at the control plane's release (mco-behaviors.md §5.6). */
 export interface PoolLag {
@@ -65,7 +66,14 @@ export interface GetSkewReportRequest {
 }
 
 export interface GetSkewReportResponse {
-  report?: SkewReport | undefined;
+  report?:
+    | SkewReport
+    | undefined;
+  /**
+   * How old the enforcer's view of the cluster is. While stale the report says Upgradeable False
+   * (StateStale), as ClusterOperator lockstep does; the rest may be out of date.
+   */
+  freshness?: StateFreshness | undefined;
 }
 
 export interface CheckUpgradeRequest {
@@ -81,6 +89,11 @@ export interface CheckUpgradeResponse {
   message: string;
   forced: boolean;
   warnings: string[];
+  /**
+   * How old the enforcer's view of the cluster is. While stale a minor (or major) update is refused
+   * with reason StateStale; a z-stream stays allowed (the CVO does not consult Upgradeable for it).
+   */
+  freshness?: StateFreshness | undefined;
 }
 
 export interface CheckScaleUpRequest {
@@ -92,6 +105,11 @@ export interface CheckScaleUpResponse {
   allowed: boolean;
   reason: string;
   message: string;
+  /**
+   * How old the enforcer's view of the MachineSet and boot images is; the verdict may be out of
+   * date while stale.
+   */
+  freshness?: StateFreshness | undefined;
 }
 
 function createBasePoolLag(): PoolLag {
@@ -771,13 +789,16 @@ export const GetSkewReportRequest: MessageFns<GetSkewReportRequest> = {
 };
 
 function createBaseGetSkewReportResponse(): GetSkewReportResponse {
-  return { report: undefined };
+  return { report: undefined, freshness: undefined };
 }
 
 export const GetSkewReportResponse: MessageFns<GetSkewReportResponse> = {
   encode(message: GetSkewReportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.report !== undefined) {
       SkewReport.encode(message.report, writer.uint32(10).fork()).join();
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -803,6 +824,14 @@ export const GetSkewReportResponse: MessageFns<GetSkewReportResponse> = {
             message.report = SkewReport.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -816,13 +845,19 @@ export const GetSkewReportResponse: MessageFns<GetSkewReportResponse> = {
   },
 
   fromJSON(object: any): GetSkewReportResponse {
-    return { report: isSet(object.report) ? SkewReport.fromJSON(object.report) : undefined };
+    return {
+      report: isSet(object.report) ? SkewReport.fromJSON(object.report) : undefined,
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
+    };
   },
 
   toJSON(message: GetSkewReportResponse): unknown {
     const obj: any = {};
     if (message.report !== undefined) {
       obj.report = SkewReport.toJSON(message.report);
+    }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
     }
     return obj;
   },
@@ -834,6 +869,9 @@ export const GetSkewReportResponse: MessageFns<GetSkewReportResponse> = {
     const message = createBaseGetSkewReportResponse();
     message.report = (object.report !== undefined && object.report !== null)
       ? SkewReport.fromPartial(object.report)
+      : undefined;
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
       : undefined;
     return message;
   },
@@ -929,7 +967,7 @@ export const CheckUpgradeRequest: MessageFns<CheckUpgradeRequest> = {
 };
 
 function createBaseCheckUpgradeResponse(): CheckUpgradeResponse {
-  return { allowed: false, kind: "", reasons: [], message: "", forced: false, warnings: [] };
+  return { allowed: false, kind: "", reasons: [], message: "", forced: false, warnings: [], freshness: undefined };
 }
 
 export const CheckUpgradeResponse: MessageFns<CheckUpgradeResponse> = {
@@ -951,6 +989,9 @@ export const CheckUpgradeResponse: MessageFns<CheckUpgradeResponse> = {
     }
     for (const v of message.warnings) {
       writer.uint32(50).string(v!);
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1016,6 +1057,14 @@ export const CheckUpgradeResponse: MessageFns<CheckUpgradeResponse> = {
             message.warnings.push(reader.string());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1036,6 +1085,7 @@ export const CheckUpgradeResponse: MessageFns<CheckUpgradeResponse> = {
       message: isSet(object.message) ? globalThis.String(object.message) : "",
       forced: isSet(object.forced) ? globalThis.Boolean(object.forced) : false,
       warnings: globalThis.Array.isArray(object?.warnings) ? object.warnings.map((e: any) => globalThis.String(e)) : [],
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
     };
   },
 
@@ -1059,6 +1109,9 @@ export const CheckUpgradeResponse: MessageFns<CheckUpgradeResponse> = {
     if (message.warnings?.length) {
       obj.warnings = message.warnings;
     }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
+    }
     return obj;
   },
 
@@ -1073,6 +1126,9 @@ export const CheckUpgradeResponse: MessageFns<CheckUpgradeResponse> = {
     message.message = object.message ?? "";
     message.forced = object.forced ?? false;
     message.warnings = object.warnings?.map((e) => e) || [];
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
+      : undefined;
     return message;
   },
 };
@@ -1167,7 +1223,7 @@ export const CheckScaleUpRequest: MessageFns<CheckScaleUpRequest> = {
 };
 
 function createBaseCheckScaleUpResponse(): CheckScaleUpResponse {
-  return { allowed: false, reason: "", message: "" };
+  return { allowed: false, reason: "", message: "", freshness: undefined };
 }
 
 export const CheckScaleUpResponse: MessageFns<CheckScaleUpResponse> = {
@@ -1180,6 +1236,9 @@ export const CheckScaleUpResponse: MessageFns<CheckScaleUpResponse> = {
     }
     if (message.message !== "") {
       writer.uint32(26).string(message.message);
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1221,6 +1280,14 @@ export const CheckScaleUpResponse: MessageFns<CheckScaleUpResponse> = {
             message.message = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1238,6 +1305,7 @@ export const CheckScaleUpResponse: MessageFns<CheckScaleUpResponse> = {
       allowed: isSet(object.allowed) ? globalThis.Boolean(object.allowed) : false,
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
       message: isSet(object.message) ? globalThis.String(object.message) : "",
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
     };
   },
 
@@ -1252,6 +1320,9 @@ export const CheckScaleUpResponse: MessageFns<CheckScaleUpResponse> = {
     if (message.message !== "") {
       obj.message = message.message;
     }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
+    }
     return obj;
   },
 
@@ -1263,6 +1334,9 @@ export const CheckScaleUpResponse: MessageFns<CheckScaleUpResponse> = {
     message.allowed = object.allowed ?? false;
     message.reason = object.reason ?? "";
     message.message = object.message ?? "";
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
+      : undefined;
     return message;
   },
 };

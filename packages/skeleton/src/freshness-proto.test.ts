@@ -1,6 +1,6 @@
 import { freshnessOf } from "@lockstep/runtime";
 import { describe, expect, it } from "vitest";
-import { freshnessToProto } from "./freshness.js";
+import { freshnessToProto } from "./freshness-proto.js";
 
 describe("freshnessToProto", () => {
   it.each([

@@ -1,5 +1,6 @@
-// The age of the aggregator's view as it goes out in its answers (GetUpdateStatus, RenderStatus),
-// so `lockstep status` can say when what it prints may be out of date.
+// The age of a consumer's view as it goes out in its gRPC answers (the status-aggregator's
+// GetUpdateStatus and RenderStatus, the skew-enforcer's SkewService, the bootimage-updater's
+// GetStatus), so the CLI can say when what it prints may be out of date.
 import type { StateFreshness } from "@lockstep/contracts";
 import type { Freshness } from "@lockstep/runtime";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { staleWarning } from "./freshness.js";
+import { staleWarning } from "./stale-warning.js";
 
 describe("staleWarning", () => {
   it("warns only when the view is stale", () => {
@@ -10,6 +10,9 @@ describe("staleWarning", () => {
     );
     expect(staleWarning({ ageSeconds: 20, stale: true, maxAgeSeconds: 15, heard: false })).toBe(
       "warning: Lockstep's view of the cluster is 20 s old (the watcher has not been heard from since the status-aggregator started); what follows may be out of date",
+    );
+    expect(staleWarning({ ageSeconds: 20, stale: true, maxAgeSeconds: 15, heard: false }, "skew-enforcer")).toBe(
+      "warning: Lockstep's view of the cluster is 20 s old (the watcher has not been heard from since the skew-enforcer started); what follows may be out of date",
     );
   });
 });
