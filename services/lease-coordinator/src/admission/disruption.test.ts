@@ -43,6 +43,7 @@ describe("classify", () => {
     ["a node status write", { subResource: "status", object: node({ [DESIRED_CONFIG]: "b" }), oldObject: node() }],
     ["a node creation", { operation: "CREATE", object: node() }],
     ["a deletion of a pod bound to no node", { resource: "pods", operation: "DELETE", oldObject: { spec: {} } }],
+    ["a deletion of a terminating pod", { resource: "pods", operation: "DELETE", oldObject: { metadata: { deletionTimestamp: "2026-11-27T12:00:00Z" }, spec: { nodeName: "w1" } } }],
     ["an exempt NoExecute taint (the lifecycle controller's)", { object: { spec: { taints: [{ key: "node.kubernetes.io/unreachable", effect: "NoExecute" }] } }, oldObject: node() }],
     ["a remediation updated", { group: "self-node-remediation.medik8s.io", resource: "selfnoderemediations", operation: "UPDATE", name: "w1" }],
     ["a machine without a node", { group: "machine.openshift.io", resource: "machines", operation: "DELETE", oldObject: { metadata: {} } }],

@@ -77,6 +77,8 @@ export function classify(req: AdmissionRequest, o: ClassifyOptions = DEFAULT_CLA
   if (group === "" && resource === "pods" && subResource === "" && operation === "DELETE") {
     const node = req.oldObject?.spec?.nodeName;
     if (o.podDelete === "Ignore" || typeof node !== "string" || node === "") return { kind: "none" };
+    // A terminating pod's deletion (the kubelet finishing it, a shorter grace period) was judged when it began.
+    if (req.oldObject?.metadata?.deletionTimestamp) return { kind: "none" };
     return { kind: "node", node, operation: "Drain", what: `delete pod ${req.namespace}/${req.name}`, podDelete: true };
   }
   if (operation === "CREATE" && subResource === "" && REMEDIATIONS.some((r) => r.group === group && r.resource === resource) && req.name !== "") {
