@@ -59,5 +59,7 @@ describe("verdict", () => {
     expect(verdict(powerOn, hold({ operation: OperationType.OPERATION_TYPE_POWER_OFF }), bob, NOW, policy)).toMatchObject({ allowed: false, message: expect.stringContaining("[Held]") });
     expect(verdict(powerOn, hold({ operation: OperationType.OPERATION_TYPE_UPDATE }), bob, NOW, policy)).toEqual({ allowed: true });
     expect(verdict(powerOn, hold({ operation: OperationType.OPERATION_TYPE_UPDATE }, Number.POSITIVE_INFINITY), bob, NOW, policy)).toMatchObject({ allowed: false });
+    const oncall = requesterOf(user("oncall", ["lockstep:break-glass"]), [], ["lockstep:break-glass"]);
+    expect(verdict(powerOn, hold(), oncall, NOW, policy)).toEqual({ allowed: true, audit: expect.stringMatching(/^break-glass: oncall may power on bare-metal host h1 although node w1 is leased to alice/) });
   });
 });
