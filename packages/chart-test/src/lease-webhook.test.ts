@@ -37,24 +37,46 @@ describe("leaseWebhook on (the default)", () => {
       ["updates.leases.lockstep.io", "Ignore", undefined],
       ["power-off.leases.lockstep.io", "Ignore", undefined],
       ["others.leases.lockstep.io", "Ignore", undefined],
+      ["pod-deletes.leases.lockstep.io", "Ignore", undefined],
     ]);
-    expect(vwc(render(ENABLED, "1.28.0")).webhooks.map((h: any) => h.failurePolicy)).toEqual(["Fail", "Fail", "Ignore"]);
+    expect(vwc(render(ENABLED, "1.28.0")).webhooks.map((h: any) => h.failurePolicy)).toEqual(["Fail", "Fail", "Ignore", "Ignore"]);
   });
 
-  it("registers three webhooks on the lease-coordinator's Service: updates and power-off fail closed, the rest fail open", () => {
+  it("registers four webhooks on the lease-coordinator's Service: updates and power changes fail closed, the rest fail open", () => {
     const hooks = vwc(ms).webhooks;
     expect(hooks.map((h: any) => [h.name, h.failurePolicy])).toEqual([
       ["updates.leases.lockstep.io", "Fail"],
       ["power-off.leases.lockstep.io", "Fail"],
       ["others.leases.lockstep.io", "Ignore"],
+      ["pod-deletes.leases.lockstep.io", "Ignore"],
     ]);
     for (const h of hooks) {
       expect(h.clientConfig.service).toEqual({ name: "lockstep-lease-coordinator", namespace: "lockstep", port: 9443, path: "/validate" });
-      expect(h).toMatchObject({ sideEffects: "None", admissionReviewVersions: ["v1"], timeoutSeconds: 5 });
+      expect(h).toMatchObject({ sideEffects: "None", admissionReviewVersions: ["v1"], timeoutSeconds: h.name.startsWith("pod-deletes") ? 3 : 5 });
     }
     expect(hooks[0].rules).toEqual([{ apiGroups: [""], apiVersions: ["v1"], resources: ["nodes"], operations: ["UPDATE"], scope: "Cluster" }]);
     expect(hooks[0].matchConditions[0].expression).toContain("oldObject.metadata.annotations['machineconfiguration.openshift.io/desiredConfig'] == object.metadata.annotations['machineconfiguration.openshift.io/desiredConfig']");
-    expect(hooks[2].rules.map((r: any) => r.resources[0])).toEqual(["nodes", "pods/eviction", "machines"]);
+    // Power-on too: undoing another's power-off or maintenance.
+    expect(hooks[1].matchConditions[0].expression).toContain("!has(oldObject.spec.online) || oldObject.spec.online == false");
+    expect(hooks[2].rules.map((r: any) => [r.resources[0], r.operations])).toEqual([
+      ["nodes", ["UPDATE", "DELETE"]],
+      ["pods/eviction", ["CREATE"]],
+      ["machines", ["UPDATE", "DELETE"]],
+      ["selfnoderemediations", ["CREATE"]],
+      ["fenceagentsremediations", ["CREATE"]],
+    ]);
+    // Every pod deletion in the cluster matches: the kubelets' and kube-system's never call it.
+    expect(hooks[3].rules).toEqual([{ apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["DELETE"], scope: "Namespaced" }]);
+    expect(hooks[3].matchConditions[0].expression).toMatch(/!request.userInfo.username.startsWith\('system:node:'\) &&\s*!request.userInfo.username.startsWith\('system:serviceaccount:kube-system:'\)/);
+  });
+
+  it("sets the pod-deletion policy and exempt taint keys; podDelete=Ignore registers no pod webhook", () => {
+    expect(envOf(ms)).toMatchObject({ ADMISSION_POD_DELETE: "Warn" });
+    expect(envOf(ms).ADMISSION_TAINT_EXEMPT_KEYS).toBeUndefined();
+    const set = render({ leaseWebhook: { enabled: true, podDelete: "Ignore", taintExemptKeys: ["node.kubernetes.io/", "example.com/x"] } });
+    expect(envOf(set)).toMatchObject({ ADMISSION_POD_DELETE: "Ignore", ADMISSION_TAINT_EXEMPT_KEYS: "node.kubernetes.io/,example.com/x" });
+    expect(vwc(set).webhooks.map((h: any) => h.name)).not.toContain("pod-deletes.leases.lockstep.io");
+    expect(() => render({ leaseWebhook: { enabled: true, podDelete: "Block" } })).toThrow(/podDelete/);
   });
 
   it("gives the API server the self-signed CA that signed the serving certificate", () => {

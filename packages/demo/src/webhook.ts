@@ -43,7 +43,7 @@ export function createWebhookTls(dir: string): WebhookTls {
   return { caPem: readFileSync(join(dir, "ca.crt")), certPath: join(dir, "server.crt"), keyPath: join(dir, "server.key") };
 }
 
-/** The chart's three webhooks with its default failure policies and timeout (Kubernetes 1.28+ form). */
+/** The chart's four webhooks with its default failure policies and timeouts (Kubernetes 1.28+ form). */
 export function leaseWebhookConfiguration(caPem: Buffer): Record<string, unknown> {
   const clientConfig = { service: { ...WEBHOOK_SERVICE }, caBundle: caPem.toString("base64") };
   const common = { clientConfig, sideEffects: "None", admissionReviewVersions: ["v1"], timeoutSeconds: 5 };
@@ -68,7 +68,9 @@ export function leaseWebhookConfiguration(caPem: Buffer): Record<string, unknown
         name: "power-off.leases.lockstep.io",
         ...common,
         rules: [{ apiGroups: ["metal3.io"], apiVersions: ["*"], resources: ["baremetalhosts"], operations: ["UPDATE"], scope: "Namespaced" }],
-        matchConditions: [{ name: "powers-off", expression: "has(object.spec.online) && object.spec.online == false" }],
+        matchConditions: [
+          { name: "powers-off-or-on", expression: "has(object.spec.online) && (object.spec.online == false || !has(oldObject.spec.online) || oldObject.spec.online == false)" },
+        ],
         failurePolicy: "Fail",
       },
       {
@@ -78,6 +80,22 @@ export function leaseWebhookConfiguration(caPem: Buffer): Record<string, unknown
           { apiGroups: [""], apiVersions: ["v1"], resources: ["nodes"], operations: ["UPDATE", "DELETE"], scope: "Cluster" },
           { apiGroups: [""], apiVersions: ["v1"], resources: ["pods/eviction"], operations: ["CREATE"], scope: "Namespaced" },
           { apiGroups: ["machine.openshift.io"], apiVersions: ["*"], resources: ["machines"], operations: ["UPDATE", "DELETE"], scope: "Namespaced" },
+          { apiGroups: ["self-node-remediation.medik8s.io"], apiVersions: ["*"], resources: ["selfnoderemediations"], operations: ["CREATE"], scope: "Namespaced" },
+          { apiGroups: ["fence-agents-remediation.medik8s.io"], apiVersions: ["*"], resources: ["fenceagentsremediations"], operations: ["CREATE"], scope: "Namespaced" },
+        ],
+        failurePolicy: "Ignore",
+      },
+      {
+        // Every pod deletion matches: fail open, a short timeout, and never the kubelets' or kube-system's.
+        name: "pod-deletes.leases.lockstep.io",
+        ...common,
+        timeoutSeconds: 3,
+        rules: [{ apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["DELETE"], scope: "Namespaced" }],
+        matchConditions: [
+          {
+            name: "not-kubelet-or-kube-system",
+            expression: "!request.userInfo.username.startsWith('system:node:') && !request.userInfo.username.startsWith('system:serviceaccount:kube-system:')",
+          },
         ],
         failurePolicy: "Ignore",
       },

@@ -1,7 +1,8 @@
 import { parseConfig } from "@lockstep/runtime";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ACTS_FOR } from "./admission/verdict.js";
-import { actsForOf, adaptersOf, authModeOf, leaseCoordinatorConfigSchema } from "./config.js";
+import { DEFAULT_TAINT_EXEMPT_KEYS } from "./admission/taints.js";
+import { actsForOf, adaptersOf, authModeOf, classifyOptionsOf, leaseCoordinatorConfigSchema } from "./config.js";
 
 const base = { NATS_URL: "nats://127.0.0.1:4222" };
 const errorsOf = (env: Record<string, string>) => {
@@ -24,6 +25,16 @@ describe("lease-coordinator config", () => {
     expect(errors.join("\n")).toMatch(/LEASE_AUTH.*"basic" is not "none" or a comma list/);
     expect(errors.join("\n")).toMatch(/ADMISSION_TLS_KEY.*go together/);
     expect(errors.join("\n")).toMatch(/ADMISSION_ACTS_FOR.*expected a list/);
+  });
+
+  it("warns of pod deletions and exempts Kubernetes' own taints by default; both are settings", () => {
+    const d = parseConfig(leaseCoordinatorConfigSchema, base);
+    expect(d.ok && classifyOptionsOf(d.config)).toEqual({ taintExemptKeys: DEFAULT_TAINT_EXEMPT_KEYS, podDelete: "Warn" });
+    expect(DEFAULT_TAINT_EXEMPT_KEYS).not.toContain("node.kubernetes.io/out-of-service");
+    const r = parseConfig(leaseCoordinatorConfigSchema, { ...base, ADMISSION_TAINT_EXEMPT_KEYS: "node.kubernetes.io/,example.com/x", ADMISSION_POD_DELETE: "Refuse" });
+    expect(r.ok && classifyOptionsOf(r.config)).toEqual({ taintExemptKeys: ["node.kubernetes.io/", "example.com/x"], podDelete: "Refuse" });
+    expect(errorsOf({ ADMISSION_POD_DELETE: "Block" }).join("\n")).toMatch(/ADMISSION_POD_DELETE.*"Refuse"\|"Warn"\|"Ignore"/);
+    expect(errorsOf({ ADMISSION_TAINT_EXEMPT_KEYS: "/" }).join("\n")).toMatch(/ADMISSION_TAINT_EXEMPT_KEYS.*would exempt every taint key/);
   });
 
   it("needs mutual TLS for mtls", () => {

@@ -3,6 +3,9 @@ import { env, serviceConfigSchema } from "@lockstep/runtime";
 import { z } from "zod";
 import { ADAPTER_NAMES, type AdapterName } from "./adapters/plan.js";
 import { DEFAULT_ACTS_FOR, type ActsFor } from "./admission/verdict.js";
+import type { ClassifyOptions } from "./admission/disruption.js";
+import { POD_DELETE_POLICIES } from "./admission/pod-delete.js";
+import { DEFAULT_TAINT_EXEMPT_KEYS } from "./admission/taints.js";
 import { parseAuthMode, type AuthMode } from "./auth/lease-auth.js";
 import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "@lockstep/lease-policy";
 
@@ -24,6 +27,8 @@ import { validatePolicy, type ForeignLeaseSource, type PolicyConfig } from "@loc
  * | ADMISSION_PORT | the lease webhook's port | 9443 |
  * | ADMISSION_BREAK_GLASS_GROUPS | groups whose requests the webhook always admits, audited (log and a warning.raised event) | lockstep:break-glass |
  * | ADMISSION_ACTS_FOR | JSON list of `{ "subject": "<user>" or "group:<name>", "holders": [...] }`: requesters whose requests count as those holders' own (default: the machine-config controller and daemon act for each other) | (built in) |
+ * | ADMISSION_TAINT_EXEMPT_KEYS | NoExecute taint keys anyone may add on a leased node (Kubernetes' own: the node lifecycle controller's, the cloud provider's); an entry ending in `/` exempts every key with that prefix. Any other NoExecute taint is judged as a Drain; `node.kubernetes.io/out-of-service` is always judged, as a Fence | node.kubernetes.io/{not-ready,unreachable,unschedulable,memory-pressure,disk-pressure,pid-pressure,network-unavailable}, node.cloudprovider.kubernetes.io/{uninitialized,shutdown} |
+ * | ADMISSION_POD_DELETE | a pod deletion on a node another holds, by neither the pod's kubelet nor a kube-system service account: `Warn` (admitted with a warning and a warning.raised event, refused for acts-for subjects), `Refuse` (refused), `Ignore` (not judged) | Warn |
  * | LEASE_AUTH_AUDIENCES | audiences a token must carry (TokenReview spec.audiences); empty means the API server's | (empty) |
  * | LEASE_ADAPTERS | disruptors whose own objects (as the watcher publishes them) are recorded as leases (adapters/): nodemaintenance, remediation, kured, machine, machineconfig; `none` for none. All on by default: without machineconfig a node the MCO is updating looks free, and a maintenance could be granted on it. An MCO that holds its own Update lease (cluster-sim's cooperating one) covers its node's signal | nodemaintenance,remediation,kured,machine,machineconfig |
  * | LEASE_ADAPTER_DURATION | term of an adapted lease, renewed at half of it while the signal lasts (at most the policy's maxDurationSeconds) | 2m |
@@ -49,6 +54,8 @@ export const leaseCoordinatorConfigSchema = serviceConfigSchema({
   ADMISSION_PORT: env.port().default(9443),
   ADMISSION_BREAK_GLASS_GROUPS: env.list().default(["lockstep:break-glass"]),
   ADMISSION_ACTS_FOR: env.string().optional(),
+  ADMISSION_TAINT_EXEMPT_KEYS: env.list().default([...DEFAULT_TAINT_EXEMPT_KEYS]),
+  ADMISSION_POD_DELETE: z.enum(POD_DELETE_POLICIES).default("Warn"),
   LEASE_ADAPTERS: env.list().default(["nodemaintenance", "remediation", "kured", "machine", "machineconfig"]),
   LEASE_ADAPTER_DURATION: env.duration().default(120_000),
   LEASE_ADAPTER_RESYNC: env.duration().default(10_000),
@@ -77,6 +84,11 @@ export const leaseCoordinatorConfigSchema = serviceConfigSchema({
   if (c.ADMISSION_ACTS_FOR !== undefined) {
     const r = parseActsFor(c.ADMISSION_ACTS_FOR);
     if ("error" in r) ctx.addIssue({ code: "custom", path: ["ADMISSION_ACTS_FOR"], message: r.error });
+  }
+  const exempt = c.ADMISSION_TAINT_EXEMPT_KEYS as unknown;
+  if (Array.isArray(exempt)) {
+    // A bare "/" or an empty entry would exempt every taint: the check would be off by accident.
+    for (const k of exempt) if (k === "" || k === "/") ctx.addIssue({ code: "custom", path: ["ADMISSION_TAINT_EXEMPT_KEYS"], message: `"${k}" would exempt every taint key` });
   }
   const auth = parseAuthMode(c.LEASE_AUTH);
   if ("error" in auth) ctx.addIssue({ code: "custom", path: ["LEASE_AUTH"], message: auth.error });
@@ -148,6 +160,11 @@ export function actsForOf(config: Pick<LeaseCoordinatorConfig, "ADMISSION_ACTS_F
   const r = parseActsFor(config.ADMISSION_ACTS_FOR);
   if ("error" in r) throw new Error(`ADMISSION_ACTS_FOR: ${r.error}`);
   return r.actsFor;
+}
+
+/** What the webhook judges of taints and pod deletions, already validated by the schema. */
+export function classifyOptionsOf(config: Pick<LeaseCoordinatorConfig, "ADMISSION_TAINT_EXEMPT_KEYS" | "ADMISSION_POD_DELETE">): ClassifyOptions {
+  return { taintExemptKeys: config.ADMISSION_TAINT_EXEMPT_KEYS, podDelete: config.ADMISSION_POD_DELETE };
 }
 
 /** LEASE_AUTH, already validated by the schema. */

@@ -10,7 +10,7 @@ import { KubeNodeLookups } from "./admission/node-lookups.js";
 import { startLeaseWebhook } from "./admission/webhook.js";
 import { KubeReviewer } from "./auth/kube-reviews.js";
 import { LeaseAuth } from "./auth/lease-auth.js";
-import { actsForOf, adaptersOf, authModeOf, coordinatorId, leaseCoordinatorConfigSchema, policyFromSettings } from "./config.js";
+import { actsForOf, adaptersOf, authModeOf, classifyOptionsOf, coordinatorId, leaseCoordinatorConfigSchema, policyFromSettings } from "./config.js";
 import { createLeaseCoordinator } from "./runnable.js";
 
 const MAX_REQUEST_BYTES = 64 * 1024;
@@ -67,7 +67,9 @@ await runService({
             actsFor: actsForOf(config),
             breakGlassGroups: config.ADMISSION_BREAK_GLASS_GROUPS,
             logger,
+            classify: classifyOptionsOf(config),
             onBreakGlass: (node, message) => lc.auditBreakGlass(node, message),
+            onWarning: (node, code, message) => lc.auditBreakGlass(node, message, code),
           })
         : undefined;
 

@@ -74,8 +74,8 @@ export interface LeaseCoordinator {
   runnable: Runnable;
   /** The node's current hold for the lease webhook, or why the view cannot be trusted now. */
   holdOf(node: string): NodeHold | undefined | { unavailable: string };
-  /** Publishes a break-glass override of a lease as a warning event (the webhook's audit). */
-  auditBreakGlass(node: string, message: string): void;
+  /** Publishes a break-glass override of a lease (or, with `code`, another admitted disruption) as a warning event: the webhook's audit. */
+  auditBreakGlass(node: string, message: string, code?: string): void;
   /** The replica is stopping: waiting calls cut from now on keep their place in the shared queue. */
   handOver(): void;
 }
@@ -225,8 +225,8 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
         coordinator = c;
         // A stale view may miss a lease: the webhook answers 503 then and its failurePolicy decides.
         holdOf = (node) => (freshness.fresh ? c.hold(node) : { unavailable: describeStaleness(freshness.current()) });
-        auditBreakGlass = (node, message) =>
-          events.emit(toOutgoing([{ type: "warning.raised", node, message, warning: { code: "BreakGlass", node, message } }], { namespace: policy.namespace }));
+        auditBreakGlass = (node, message, code = "BreakGlass") =>
+          events.emit(toOutgoing([{ type: "warning.raised", node, message, warning: { code, node, message } }], { namespace: policy.namespace }));
         logger.info({ namespace: policy.namespace, leases: idx.size }, "lease-coordinator serving");
         o.onStarted?.(c, idx);
         budgets!.start();
@@ -272,7 +272,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
     service,
     runnable,
     holdOf: (node) => holdOf(node),
-    auditBreakGlass: (node, message) => auditBreakGlass(node, message),
+    auditBreakGlass: (node, message, code) => auditBreakGlass(node, message, code),
     handOver: () => {
       leaving = true;
       line?.handOver();

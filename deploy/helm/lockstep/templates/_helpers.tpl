@@ -219,6 +219,12 @@ lease-coordinator demands one from every caller.
   value: {{ $w.port | quote }}
 - name: ADMISSION_BREAK_GLASS_GROUPS
   value: {{ join "," $w.breakGlassGroups | quote }}
+- name: ADMISSION_POD_DELETE
+  value: {{ $w.podDelete | quote }}
+{{- with $w.taintExemptKeys }}
+- name: ADMISSION_TAINT_EXEMPT_KEYS
+  value: {{ join "," . | quote }}
+{{- end }}
 {{- end }}
 {{- end }}
 

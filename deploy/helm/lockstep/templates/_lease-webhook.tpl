@@ -1,11 +1,13 @@
 {{- /*
-The lease webhook's registration (leaseWebhook.*): three webhooks on the lease-coordinator's
+The lease webhook's registration (leaseWebhook.*): four webhooks on the lease-coordinator's
 Service, one per failure policy. matchConditions (CEL; beta and on by default since Kubernetes 1.28,
 GA in 1.30) split Node updates: only a change of machineconfiguration.openshift.io/desiredConfig (an
 update starting) goes to the fail-closed webhook; cordons, evictions and deletions go to the
 fail-open one. Without matchConditions a fail-closed Node UPDATE webhook would hold every label or
 annotation write on every node while the coordinator is down, so on older API servers the updates
-and power-off webhooks fail open too (Ignore), and the chart README says so. Rendered by
+and power webhooks fail open too (Ignore), and the chart README says so. Pod deletions have their
+own webhook, always fail-open with a short timeout: it sees every pod deletion in the cluster, and
+matchConditions keep the kubelets' and kube-system's (the garbage collector's) from calling it. Rendered by
 grpc-tls.yaml, which knows the CA. Takes (dict "root" $ "caBundle" PEM-or-"" "annotations" map).
 */}}
 {{- define "lockstep.leaseWebhookConfiguration" }}
@@ -53,9 +55,12 @@ webhooks:
     rules:
       - { apiGroups: [metal3.io], apiVersions: ["*"], resources: [baremetalhosts], operations: [UPDATE], scope: Namespaced }
     {{- if $cel }}
+    {{- /* Powers off, or on (metal3's default for an unset spec.online is off). */}}
     matchConditions:
-      - name: powers-off
-        expression: "has(object.spec.online) && object.spec.online == false"
+      - name: powers-off-or-on
+        expression: >-
+          has(object.spec.online) && (object.spec.online == false ||
+          !has(oldObject.spec.online) || oldObject.spec.online == false)
     failurePolicy: {{ $w.failurePolicy.powerOff }}
     {{- else }}
     failurePolicy: Ignore
@@ -70,8 +75,28 @@ webhooks:
       - { apiGroups: [""], apiVersions: [v1], resources: [nodes], operations: [UPDATE, DELETE], scope: Cluster }
       - { apiGroups: [""], apiVersions: [v1], resources: [pods/eviction], operations: [CREATE], scope: Namespaced }
       - { apiGroups: [machine.openshift.io], apiVersions: ["*"], resources: [machines], operations: [UPDATE, DELETE], scope: Namespaced }
+      - { apiGroups: [self-node-remediation.medik8s.io], apiVersions: ["*"], resources: [selfnoderemediations], operations: [CREATE], scope: Namespaced }
+      - { apiGroups: [fence-agents-remediation.medik8s.io], apiVersions: ["*"], resources: [fenceagentsremediations], operations: [CREATE], scope: Namespaced }
     failurePolicy: {{ $w.failurePolicy.others }}
     sideEffects: None
     admissionReviewVersions: [v1]
     timeoutSeconds: {{ $w.timeoutSeconds }}
+  {{- if ne $w.podDelete "Ignore" }}
+  - name: pod-deletes.leases.lockstep.io
+    clientConfig:
+      {{- toYaml $client | nindent 6 }}
+    rules:
+      - { apiGroups: [""], apiVersions: [v1], resources: [pods], operations: [DELETE], scope: Namespaced }
+    {{- if $cel }}
+    matchConditions:
+      - name: not-kubelet-or-kube-system
+        expression: >-
+          !request.userInfo.username.startsWith('system:node:') &&
+          !request.userInfo.username.startsWith('system:serviceaccount:kube-system:')
+    {{- end }}
+    failurePolicy: {{ $w.failurePolicy.podDeletes }}
+    sideEffects: None
+    admissionReviewVersions: [v1]
+    timeoutSeconds: {{ min $w.timeoutSeconds 3 }}
+  {{- end }}
 {{- end }}

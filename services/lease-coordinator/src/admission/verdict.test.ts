@@ -19,7 +19,7 @@ const policy = DEFAULT_POLICY;
 describe("verdict", () => {
   it("refuses the MCO's update of a node under another's maintenance, naming holder, operation and term", () => {
     const v = verdict(update, hold(), requesterOf(user(`${MCO}:machine-config-controller`), DEFAULT_ACTS_FOR, []), NOW, policy);
-    expect(v).toEqual({
+    expect(v).toMatchObject({
       allowed: false,
       message: `node w1 is leased to alice for Maintenance ("disk swap") until 2026-11-25T17:59:00.000Z (59m left): ${MCO}:machine-config-controller may not start an update of w1 until it is released or expires [MaintenanceFlagged]`,
     });
@@ -50,5 +50,16 @@ describe("verdict", () => {
   it("lets break-glass through, with an audit line saying what it overrode", () => {
     const v = verdict(update, hold(), requesterOf(user("oncall", ["lockstep:break-glass"]), [], ["lockstep:break-glass"]), NOW, policy);
     expect(v).toEqual({ allowed: true, audit: expect.stringMatching(/^break-glass: oncall may start an update of w1 although node w1 is leased to alice/) });
+  });
+
+  it("judges a power-on or a remediation only against the holds it names (and admin holds)", () => {
+    const powerOn = { node: "w1", operation: "PowerOff" as const, what: "power on bare-metal host h1", onlyWhileHeldFor: ["PowerOff", "Maintenance"] as const };
+    const bob = requesterOf(user("bob"), [], []);
+    expect(verdict(powerOn, hold(), bob, NOW, policy)).toMatchObject({ allowed: false, held: expect.stringMatching(/^node w1 is leased to alice for Maintenance/), requester: "bob" });
+    expect(verdict(powerOn, hold({ operation: OperationType.OPERATION_TYPE_POWER_OFF }), bob, NOW, policy)).toMatchObject({ allowed: false, message: expect.stringContaining("[Held]") });
+    expect(verdict(powerOn, hold({ operation: OperationType.OPERATION_TYPE_UPDATE }), bob, NOW, policy)).toEqual({ allowed: true });
+    expect(verdict(powerOn, hold({ operation: OperationType.OPERATION_TYPE_UPDATE }, Number.POSITIVE_INFINITY), bob, NOW, policy)).toMatchObject({ allowed: false });
+    const oncall = requesterOf(user("oncall", ["lockstep:break-glass"]), [], ["lockstep:break-glass"]);
+    expect(verdict(powerOn, hold(), oncall, NOW, policy)).toEqual({ allowed: true, audit: expect.stringMatching(/^break-glass: oncall may power on bare-metal host h1 although node w1 is leased to alice/) });
   });
 });

@@ -65,7 +65,8 @@ function owns(r: Requester, holder: string): boolean {
   return r.holders.some((h) => holder === h || holder.startsWith(`${h}/`));
 }
 
-export type Verdict = { allowed: true; audit?: string } | { allowed: false; message: string };
+/** Refused: `held` says who holds the node and how long, `requester` who asked (for warnings built on it). */
+export type Verdict = { allowed: true; audit?: string } | { allowed: false; message: string; held: string; requester: string };
 
 function remaining(ms: number): string {
   const s = Math.max(0, Math.ceil(ms / 1000));
@@ -75,7 +76,7 @@ function remaining(ms: number): string {
 }
 
 export function verdict(
-  disruption: { node: string; operation: OperationName; what: string },
+  disruption: { node: string; operation: OperationName; what: string; onlyWhileHeldFor?: readonly OperationName[] },
   hold: NodeHold | undefined,
   requester: Requester,
   nowMs: number,
@@ -84,6 +85,9 @@ export function verdict(
   if (hold === undefined || owns(requester, hold.lease.holder)) return { allowed: true };
   const { lease } = hold;
   const op = lease.operation === OperationType.OPERATION_TYPE_UNSPECIFIED ? undefined : operationName(lease.operation);
+  // A power-on or a remediation undoes nothing of a hold for another purpose (an admin hold is a maintenance).
+  const only = disruption.onlyWhileHeldFor;
+  if (only !== undefined && !hold.adminHold && (op === undefined || !only.includes(op))) return { allowed: true };
   const c = evaluateConflict(disruption.node, { holder: requester.username, operation: disruption.operation, force: false }, { holder: lease.holder, operation: op, reason: lease.reason, foreign: lease.foreign, adminHold: hold.adminHold }, policy);
   if (c.kind !== "blocked") return { allowed: true };
   const term = Number.isFinite(hold.expiresInSeconds)
@@ -91,5 +95,6 @@ export function verdict(
     : "until it is released (an admin hold)";
   const held = `node ${disruption.node} is leased to ${lease.holder} for ${op ?? "an unknown operation"}${lease.reason ? ` ("${lease.reason}")` : ""} ${term}`;
   if (requester.breakGlass) return { allowed: true, audit: `break-glass: ${requester.username} may ${disruption.what} although ${held}` };
-  return { allowed: false, message: `${held}: ${requester.username || "this request"} may not ${disruption.what} until it is released or expires [${c.code}]` };
+  const who = requester.username || "this request";
+  return { allowed: false, message: `${held}: ${who} may not ${disruption.what} until it is released or expires [${c.code}]`, held, requester: who };
 }

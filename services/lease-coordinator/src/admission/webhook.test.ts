@@ -35,6 +35,7 @@ describe.skipIf(!hasOpenssl())("the lease webhook", () => {
   let unavailable: string | undefined;
   const outcomes: ReviewOutcome[] = [];
   const audits: string[] = [];
+  const warned: Array<[string, string, string]> = [];
   const leases = new Map<string, NodeLease>([
     ["w1", lease("w1", "alice", OperationType.OPERATION_TYPE_MAINTENANCE, "disk swap")],
     ["w2", lease("w2", `${MCO}:machine-config-controller/w2`, OperationType.OPERATION_TYPE_UPDATE)],
@@ -124,6 +125,7 @@ describe.skipIf(!hasOpenssl())("the lease webhook", () => {
       breakGlassGroups: ["lockstep:break-glass"],
       logger: silentLogger(),
       onBreakGlass: (_node, message) => audits.push(message),
+      onWarning: (node, code, message) => warned.push([node, code, message]),
       onReview: (o) => outcomes.push(o),
       clock: () => NOW,
     });
@@ -147,6 +149,19 @@ describe.skipIf(!hasOpenssl())("the lease webhook", () => {
     expect(res.body.response.status.message).toBe(
       `node w1 is leased to alice for Maintenance ("disk swap") until 2026-11-25T17:59:00.000Z (59m left): ${MCO}:machine-config-controller may not start an update of w1 (${DESIRED_CONFIG} rendered-a → rendered-b) until it is released or expires [MaintenanceFlagged]`,
     );
+  });
+
+  it("warns of an application owner's pod deletion (outcome warned, published unless a dry run) and refuses a disruptor's", async () => {
+    const podDelete = (username: string, dryRun = false) =>
+      review({ resource: { group: "", version: "v1", resource: "pods" }, namespace: "apps", name: "web-1", operation: "DELETE", userInfo: { username, groups: [] }, oldObject: { metadata: { name: "web-1" }, spec: { nodeName: "w1" } }, dryRun });
+    const res = await post(podDelete("dev"));
+    expect(res.body.response).toEqual({ uid: "uid-1", allowed: true, warnings: [expect.stringMatching(/^node w1 is leased to alice for Maintenance \("disk swap"\) until .*: dev deleted a pod on it/)] });
+    expect(outcomes.at(-1)).toBe("warned");
+    expect(warned).toEqual([["w1", "PodDeleteOnLeasedNode", res.body.response.warnings[0]]]);
+    expect((await post(podDelete("dev", true))).body.response.allowed).toBe(true);
+    expect(warned).toHaveLength(1);
+    const mcd = await post(podDelete(`${MCO}:machine-config-daemon`));
+    expect(mcd.body.response).toMatchObject({ allowed: false, status: { message: expect.stringContaining(`${MCO}:machine-config-daemon may not delete pod apps/web-1`) } });
   });
 
   it("allows the update of a node nobody holds, and a holder's own work on its node", async () => {

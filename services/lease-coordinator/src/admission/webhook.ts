@@ -8,15 +8,16 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { PolicyConfig } from "@lockstep/lease-policy";
 import type { NodeHold } from "../coordinator/coordinator.js";
-import { classify, type NodeDisruption } from "./disruption.js";
+import { classify, DEFAULT_CLASSIFY, type ClassifyOptions, type NodeDisruption } from "./disruption.js";
 import type { NodeLookups } from "./node-lookups.js";
+import { podDeleter, podDeleteVerdict } from "./pod-delete.js";
 import { admissionResponse, parseAdmissionReview, type AdmissionRequest } from "./review.js";
 import { requesterOf, verdict, type ActsFor } from "./verdict.js";
 
 /** An AdmissionReview is at most a few objects; kube-apiserver itself caps requests at 3 MiB. */
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-export type ReviewOutcome = "allowed" | "refused" | "break-glass" | "not-disruptive" | "error";
+export type ReviewOutcome = "allowed" | "refused" | "break-glass" | "warned" | "not-disruptive" | "error";
 
 export interface LeaseWebhookOptions {
   tls: { cert: Buffer | string; key: Buffer | string };
@@ -29,8 +30,12 @@ export interface LeaseWebhookOptions {
   actsFor: readonly ActsFor[];
   breakGlassGroups: readonly string[];
   logger: Logger;
+  /** Exempt taint keys and the pod-deletion policy (ADMISSION_TAINT_EXEMPT_KEYS, ADMISSION_POD_DELETE). */
+  classify?: ClassifyOptions;
   /** A break-glass override, for the event log. */
   onBreakGlass?(node: string, message: string): void;
+  /** A disruption let through with a warning (ADMISSION_POD_DELETE=Warn), for the event log. */
+  onWarning?(node: string, code: string, message: string): void;
   onReview?(outcome: ReviewOutcome, seconds: number): void;
   clock?: () => number;
 }
@@ -94,26 +99,34 @@ function send(res: ServerResponse, status: number, body: object | string): void 
 }
 
 /** The node a request disrupts and how, or undefined when it disrupts none. */
-async function disruptedNode(req: AdmissionRequest, lookups: NodeLookups): Promise<NodeDisruption | undefined> {
-  const d = classify(req);
+async function disruptedNode(req: AdmissionRequest, lookups: NodeLookups, o: ClassifyOptions): Promise<NodeDisruption | undefined> {
+  const d = classify(req, o);
   if (d.kind === "none") return undefined;
   if (d.kind === "node") return d;
   const node = d.kind === "pod" ? await lookups.podNode(d.namespace, d.pod) : await lookups.machineNode(d.namespace, d.machine);
-  return node === undefined ? undefined : { node, operation: d.operation, what: d.what };
+  if (node === undefined) return undefined;
+  return d.kind === "machine" && d.onlyWhileHeldFor ? { node, operation: d.operation, what: d.what, onlyWhileHeldFor: d.onlyWhileHeldFor } : { node, operation: d.operation, what: d.what };
 }
 
 export async function startLeaseWebhook(o: LeaseWebhookOptions): Promise<LeaseWebhook> {
   const clock = o.clock ?? Date.now;
+  const classifyOptions = o.classify ?? DEFAULT_CLASSIFY;
 
   const review = async (req: AdmissionRequest): Promise<{ outcome: ReviewOutcome; answer: object }> => {
-    const found = await disruptedNode(req, o.lookups);
+    const found = await disruptedNode(req, o.lookups, classifyOptions);
     if (found === undefined) return { outcome: "not-disruptive", answer: admissionResponse(req.uid, { allowed: true }) };
     const hold = o.holdOf(found.node);
     if (hold !== undefined && "unavailable" in hold) throw new HttpFailure(503, hold.unavailable);
-    const v = verdict(found, hold, requesterOf(req.userInfo, o.actsFor, o.breakGlassGroups), clock(), o.policy);
+    const judged = verdict(found, hold, requesterOf(req.userInfo, o.actsFor, o.breakGlassGroups), clock(), o.policy);
+    const v = found.podDelete ? podDeleteVerdict(judged, podDeleter(req.userInfo, found.node, o.actsFor), classifyOptions.podDelete) : judged;
     if (!v.allowed) {
       o.logger.info({ node: found.node, user: req.userInfo.username, resource: req.resource, subResource: req.subResource, name: req.name, dryRun: req.dryRun }, "admission refused: node leased by another holder");
       return { outcome: "refused", answer: admissionResponse(req.uid, { allowed: false, message: v.message }) };
+    }
+    if ("warning" in v) {
+      o.logger.info({ node: found.node, user: req.userInfo.username, name: req.name, namespace: req.namespace, dryRun: req.dryRun }, "admission warned: pod deleted on a node leased by another holder");
+      if (!req.dryRun) o.onWarning?.(found.node, "PodDeleteOnLeasedNode", v.warning);
+      return { outcome: "warned", answer: admissionResponse(req.uid, { allowed: true, warnings: [v.warning] }) };
     }
     if (v.audit !== undefined) {
       o.logger.warn({ node: found.node, user: req.userInfo.username, groups: req.userInfo.groups, audit: v.audit, dryRun: req.dryRun }, "admission allowed by break-glass");
