@@ -9,7 +9,7 @@ import { onDemoRelease } from "@lockstep/cluster-sim";
 import { OperationType } from "@lockstep/contracts";
 import { leaseWebhookConfiguration } from "@lockstep/demo";
 import { medik8sCrdManifests } from "@lockstep/kube-sim";
-import { createTestPki, freePort, hasOpenssl, type TestPki } from "@lockstep/testing";
+import { BARE_METAL_HOST_CRD, createTestPki, freePort, hasOpenssl, type TestPki } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSystem, until, type TestSystem } from "./system.js";
 
@@ -20,18 +20,6 @@ const SNRS = "/apis/self-node-remediation.medik8s.io/v1alpha1/namespaces/openshi
 const MCO_NS = "openshift-machine-config-operator";
 const MCD = `system:serviceaccount:${MCO_NS}:machine-config-daemon`;
 
-// metal3-io/baremetal-operator's BareMetalHost, reduced to the fields the webhook reads; kube-sim does not ship it.
-const BMH_CRD = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "baremetalhosts.metal3.io" },
-  spec: {
-    group: "metal3.io",
-    scope: "Namespaced",
-    names: { plural: "baremetalhosts", singular: "baremetalhost", kind: "BareMetalHost", listKind: "BareMetalHostList" },
-    versions: [{ name: "v1alpha1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
-  },
-};
 
 describe.skipIf(!hasOpenssl())("the lease webhook against taints, pod deletions, power-on and remediation, served by the lease-coordinator process", () => {
   let pki: TestPki;
@@ -84,7 +72,7 @@ describe.skipIf(!hasOpenssl())("the lease webhook against taints, pod deletions,
     for (const w of config.webhooks) w.clientConfig = { url: `https://127.0.0.1:${port}/validate`, caBundle: pki.pem("ca.crt").toString("base64") };
     expect((await api("POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", config)).status).toBe(201);
 
-    for (const crd of [...medik8sCrdManifests(), BMH_CRD]) await api("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
+    for (const crd of [...medik8sCrdManifests(), BARE_METAL_HOST_CRD]) await api("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
     await until("the CRDs to be served", async () => (await api("GET", HOSTS)).status === 200 && (await api("GET", SNRS.replace("/namespaces/openshift-workload-availability", ""))).status === 200, 15_000);
     node = (await api("GET", "/api/v1/nodes?labelSelector=node-role.kubernetes.io%2Fworker")).body.items[0].metadata.name;
     tokens.owner = await tokenOf("shop", "owner");

@@ -5,7 +5,7 @@
 import { request } from "node:https";
 import { onDemoRelease } from "@lockstep/cluster-sim";
 import { OperationType } from "@lockstep/contracts";
-import { createTestPki, freePort, hasOpenssl, type TestPki } from "@lockstep/testing";
+import { BARE_METAL_HOST_CRD, createTestPki, freePort, hasOpenssl, type TestPki } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSystem, until, type TestSystem } from "./system.js";
 
@@ -19,19 +19,6 @@ const BREAK_GLASS_NS = "break-glass";
 const MACHINES = "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines";
 const HOSTS = "/apis/metal3.io/v1alpha1/namespaces/openshift-machine-api/baremetalhosts";
 
-// metal3-io/baremetal-operator's BareMetalHost, reduced to the fields the webhook reads
-// (spec.online, spec.consumerRef); kube-sim does not ship it.
-const BMH_CRD = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "baremetalhosts.metal3.io" },
-  spec: {
-    group: "metal3.io",
-    scope: "Namespaced",
-    names: { plural: "baremetalhosts", singular: "baremetalhost", kind: "BareMetalHost", listKind: "BareMetalHostList", shortNames: ["bmh"] },
-    versions: [{ name: "v1alpha1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } }, subresources: { status: {} } }],
-  },
-};
 
 /** One request to kube-sim's HTTP API, as any client makes it; the status, the parsed body and the API server's warnings. */
 async function api(
@@ -151,7 +138,7 @@ describe.skipIf(!hasOpenssl())("the lease webhook, served by the lease-coordinat
     const host = `host-${node}`;
 
     // The machine-api links a Machine to its Node in status; metal3 links a host to its Machine in spec.
-    expect((await api(base, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", BMH_CRD)).status).toBe(201);
+    expect((await api(base, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", BARE_METAL_HOST_CRD)).status).toBe(201);
     await until("BareMetalHosts to be served", async () => (await api(base, "GET", HOSTS)).status === 200, 15_000);
     const created = await api(base, "POST", MACHINES, { apiVersion: "machine.openshift.io/v1beta1", kind: "Machine", metadata: { name: machine, namespace: "openshift-machine-api" } });
     expect(created.status).toBe(201);

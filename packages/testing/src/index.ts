@@ -7,3 +7,4 @@ export * from "./test-stack.js";
 export * from "./field-changes.js";
 export * from "./cluster-steps.js";
 export * from "./kubectl.js";
+export * from "./bare-metal-host-crd.js";

@@ -6,7 +6,7 @@ import { medik8sCrdManifests } from "@lockstep/kube-sim";
 import { OperationType } from "@lockstep/contracts";
 import { DEFAULT_POLICY } from "@lockstep/lease-policy";
 import { silentLogger } from "@lockstep/runtime";
-import { createTestPki, hasOpenssl, waitFor, type TestPki } from "@lockstep/testing";
+import { BARE_METAL_HOST_CRD, createTestPki, hasOpenssl, type TestPki, waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acquire, call, eventsOf, startWorld, type World } from "../test-harness.js";
 import { DEFAULT_CLASSIFY } from "./disruption.js";
@@ -21,18 +21,6 @@ const HOSTS = "/apis/metal3.io/v1alpha1/namespaces/openshift-machine-api/baremet
 const SNRS = "/apis/self-node-remediation.medik8s.io/v1alpha1/namespaces/openshift-workload-availability/selfnoderemediations";
 const FARS = "/apis/fence-agents-remediation.medik8s.io/v1alpha1/namespaces/openshift-workload-availability/fenceagentsremediations";
 
-// metal3-io/baremetal-operator's BareMetalHost, reduced to the fields the webhook reads; kube-sim does not ship it.
-const BMH_CRD = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "baremetalhosts.metal3.io" },
-  spec: {
-    group: "metal3.io",
-    scope: "Namespaced",
-    names: { plural: "baremetalhosts", singular: "baremetalhost", kind: "BareMetalHost", listKind: "BareMetalHostList" },
-    versions: [{ name: "v1alpha1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
-  },
-};
 
 describe.skipIf(!hasOpenssl())("the lease webhook against taints, pod deletions, power-on and remediation", () => {
   let world: World;
@@ -80,7 +68,7 @@ describe.skipIf(!hasOpenssl())("the lease webhook against taints, pod deletions,
       onBreakGlass: (node, message) => replica.lc.auditBreakGlass(node, message),
       onWarning: (node, code, message) => replica.lc.auditBreakGlass(node, message, code),
     });
-    for (const crd of [...medik8sCrdManifests(), BMH_CRD]) expect((await api("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)).status).toBe(201);
+    for (const crd of [...medik8sCrdManifests(), BARE_METAL_HOST_CRD]) expect((await api("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)).status).toBe(201);
     await waitFor(async () => (await api("GET", HOSTS)).status === 200 && (await api("GET", FARS)).status === 200, { what: "the CRDs to be served" });
     const rule = (apiGroups: string[], resources: string[], operations: string[]) => ({ apiGroups, apiVersions: ["*"], resources, operations });
     const created = await api("POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", {
