@@ -332,7 +332,16 @@ describe("bootimage-updater on an AWS cluster", () => {
     watcherStop = new AbortController();
     startWatcher();
     // The release's image since the mid-update test.
-    await waitFor(() => writesTo("late", NEXT_AMI) === 1, { timeoutMs: 20_000, what: "late patched once fresh" });
+    // A whole watcher start (discovery, lists, the bucket read, meta.synced, heartbeats): generous on a
+    // loaded machine, and a timeout says what the passes since the restart came to.
+    const restarted = passes.length;
+    await waitFor(() => writesTo("late", NEXT_AMI) === 1, {
+      timeoutMs: 60_000,
+      what: "late patched once fresh",
+      explain: async () =>
+        `passes since the restart: ${JSON.stringify(passes.slice(restarted).map((p) => ({ reason: p.reason, status: p.status, patched: p.patched, errors: p.errors })))}; ` +
+        `writes to late: ${JSON.stringify(amiWrites.get("late"))}; freshness: ${JSON.stringify((await call<GetStatusResponse>("getStatus")).freshness)}`,
+    });
     expect((await call<GetStatusResponse>("getStatus")).freshness).toMatchObject({ stale: false, heard: true });
   });
 });
