@@ -150,7 +150,10 @@ describe("a stream-leader change seen from a surviving server", () => {
       }, 60_000);
       const electionMs = Date.now() - t0;
       console.log(`stream leader ${leader.value.serverName} killed: ${landed.attempts - 1} publishes refused (${[...kinds].join(", ")}) for ${electionMs} ms, then acked`);
-      expect(kinds.has("no-stream")).toBe(true);
+      // Refused at once (no-stream), or, on a loaded machine, not answered in time (timeout): either way
+      // not acked until the new leader, which is what every event path's retries must outlast.
+      expect(kinds.size).toBeGreaterThan(0);
+      expect([...kinds].filter((k) => k !== "no-stream" && k !== "timeout")).toEqual([]);
       expect(landed.value.duplicate).toBe(false);
     } finally {
       await closeBus(conn);
