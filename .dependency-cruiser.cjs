@@ -1,12 +1,35 @@
 // The layer rules of docs/DESIGN.md, checked by dependency-cruiser in `npm test`
 // (test/architecture/layers.test.ts) and by hand with `npx depcruise packages services`.
-/** Packages that must stay pure: no network, file, process or client library. */
-const PURE = ["versions", "disruption", "insights", "lease-policy", "normalize", "skew-rules"];
 /**
  * Tests may start other services as real parts (the watcher fills the state plane from kube-sim);
  * a service's test-harness.ts is the set-up its integration tests share.
  */
 const TESTS = ["\\.test\\.ts$", "/test/", "/src/test-harness\\.ts$"];
+/** Packages that must stay pure: no network, file, process or client library. */
+const PURE = ["versions", "disruption", "insights", "lease-policy", "normalize", "skew-rules", "random"];
+/**
+ * The package tiers of docs/ARCHITECTURE.md, lowest first. A package imports only packages of its
+ * own tier or a lower one, and a service's run-time code never imports a tool: a pure package that
+ * imported @lockstep/bus, or the watcher that imported kube-sim, would pass every other rule.
+ */
+const TIERS = [
+  { name: "contracts", packages: ["contracts"] },
+  { name: "pure", packages: PURE },
+  { name: "edges", packages: ["bus", "kube", "runtime", "skeleton", "reconcile", "lease-client"] },
+  { name: "tools", packages: ["kube-sim", "cluster-sim", "rehearse", "launcher", "demo", "cli", "testing", "chart-test"] },
+];
+const alt = (names) => `(${names.join("|")})`;
+/** One rule per tier: nothing above it is imported from it (tests may start real parts of any tier). */
+const tierRules = TIERS.slice(0, -1).map((tier, i) => {
+  const above = TIERS.slice(i + 1).flatMap((t) => t.packages);
+  return {
+    name: `tier-${tier.name}-imports-nothing-above`,
+    severity: "error",
+    comment: `A ${tier.name} package (${tier.packages.join(", ")}) imports only packages of its own tier or below, never ${above.join(", ")}.`,
+    from: { path: `^packages/${alt(tier.packages)}/`, pathNot: TESTS },
+    to: { path: `^packages/${alt(above)}/` },
+  };
+});
 const IO_MODULES = [
   "^(node:)?(fs|fs/promises|net|tls|http|https|http2|dgram|child_process|cluster|worker_threads|readline)$",
   "^@nats-io/",
@@ -76,10 +99,18 @@ module.exports = {
       name: "pure-packages-do-no-io",
       severity: "error",
       comment:
-        "versions, disruption and insights are pure functions with table tests: no I/O, no clients, no logger. " +
+        `${PURE.join(", ")} are pure functions with table tests: no I/O, no clients, no logger. ` +
         "The one edge: disruption/src/defaults.ts reads the shipped default policy manifests, once, at start-up.",
       from: { path: `^packages/(${PURE.join("|")})/src/`, pathNot: ["\\.test\\.ts$", "^packages/disruption/src/defaults\\.ts$"] },
       to: { path: IO_MODULES },
+    },
+    ...tierRules,
+    {
+      name: "services-never-import-tools",
+      severity: "error",
+      comment: "A service's run-time code uses the edges and pure packages; simulators, launchers and test kits stay out of the image's running code.",
+      from: { path: "^services/", pathNot: TESTS },
+      to: { path: `^packages/${alt(TIERS[TIERS.length - 1].packages)}/` },
     },
   ],
   options: {
@@ -96,3 +127,6 @@ module.exports = {
     preserveSymlinks: false,
   },
 };
+// For the package.json check in test/architecture/layers.test.ts; not enumerable, so
+// dependency-cruiser's own configuration schema (no unknown keys) still accepts this file.
+Object.defineProperty(module.exports, "tiers", { value: TIERS, enumerable: false });

@@ -13,6 +13,9 @@ const FIGURES: Record<string, RegExp[]> = {
     /^system \d+ nodes\s+10x: API write→gRPC insight p50/m,
     /^system \d+ nodes\s+10x: API write→gRPC insight p99\s+\S+\s+ms\s+<= 100\s+(MET|MISSED)$/m,
     /^system \d+ nodes\s+60x \(stress\): API write→gRPC insight p99\s+\S+\s+ms$/m,
+    ...["watcher", "lease-coordinator", "skew-enforcer", "bootimage-updater", "status-aggregator"].map(
+      (svc) => new RegExp(`^system \\d+ nodes\\s+1x \\(a real update's pace\\):\\s+\\.\\.\\. ${svc}: event-loop delay p99 / max; GC pauses in the window`, "m"),
+    ),
     /^system \d+ nodes\s+capacity: highest node-change rate with insight p99 <= 100 ms/m,
     /^system \d+ nodes\s+headroom: capacity ÷ the 1x rate/m,
     ...["watcher", "lease-coordinator", "skew-enforcer", "bootimage-updater", "status-aggregator", "kube-sim", "nats-server", "bench process \\(cluster-sim, probes, bus tap\\)", "everything"].map(

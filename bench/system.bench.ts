@@ -30,9 +30,11 @@
 // service process instead) or BENCH_NODE_OPTIONS_<SERVICE> (one service), BENCH_BUS_TRACE=1 (print
 // the bus rate second by second while the system loads the cluster), BENCH_UPDATE_API (1: the
 // status-aggregator maintains the Update Status API objects; 0: off) with BENCH_UPDATE_API_WPS (its
-// write cap, default 200/s).
+// write cap, default 200/s), BENCH_NICE_HARNESS=1 (kube-sim, nats-server and the bench process itself,
+// which runs cluster-sim and times the probes, at nice 10: the services' own latency, apart from the
+// harness competing with them for two cores).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { loadavg, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { DEFAULT_TIMING, kubeConfigForUrl, parseClusterSpec, renderedName, startSimulation, type Simulation, type Timing } from "@lockstep/cluster-sim";
@@ -48,6 +50,7 @@ import { QUICK, sized } from "./lib/quick.js";
 import { rawFanoutInChildren, type FanoutSample } from "./lib/raw-fanout.js";
 import { RateMeter } from "./lib/rate-meter.js";
 import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
+import { loopWindow, scrapeLoop, type LoopWindow } from "./lib/loop-health.js";
 import { installUpdateApiCrds, writerCounters, type WriterCounters } from "./lib/update-api.js";
 
 const WORKERS = sized("BENCH_WORKERS", 10_000, 100);
@@ -59,6 +62,7 @@ const PROBES = 20;
 const UPDATE_API = process.env.BENCH_UPDATE_API !== "0";
 const UPDATE_API_WPS = Number(process.env.BENCH_UPDATE_API_WPS ?? 200);
 const TARGET_MS = 100;
+const NICE = 10;
 const STRESS = 60;
 const SAMPLES = 5_000;
 /** Node stages at the simulator's defaults; only the CVO's lead-in to the worker pool is shortened. */
@@ -94,11 +98,14 @@ interface Step extends LadderStep {
   kvToWatch: { p50: number; p99: number };
   /** CPU-seconds per process in the window. */
   cpu: Map<Part, number>;
+  /** Event-loop delay and GC per service process in the window. */
+  loop: Map<ServiceName, LoopWindow>;
   loadavg: number;
 }
 
-export async function benchSystem(): Promise<BenchResult[]> {
-  const b = `system ${WORKERS + 3 + PROBES} nodes`;
+export async function benchSystem(options: { niceHarness?: boolean } = {}): Promise<BenchResult[]> {
+  const NICE_HARNESS = options.niceHarness ?? process.env.BENCH_NICE_HARNESS === "1";
+  const b = `system ${WORKERS + 3 + PROBES} nodes${NICE_HARNESS ? " (harness at nice ${NICE})" : ""}`;
   const runDir = mkdtempSync(join(tmpdir(), "lockstep-bench-system-"));
   const ks = await startKubeSimProcess(import.meta.dirname);
   const nats = await startNatsServer();
@@ -171,6 +178,7 @@ export async function benchSystem(): Promise<BenchResult[]> {
   await tap.flush();
   const tStart = bus.mark();
   const system = await startSystem({ kubeconfig, natsUrl: nats.url, runDir, ports, logLevel: "warn", env });
+  if (NICE_HARNESS) for (const pid of [ks.pid, nats.pid()!, process.pid]) setPriority(pid, NICE);
   const total = WORKERS + 3 + PROBES;
   const status = new UpdateStatusServiceClient(system.grpcAddress("status-aggregator"), grpc.credentials.createInsecure(), { "grpc.max_receive_message_length": 64 << 20 });
   try {
@@ -272,6 +280,10 @@ export async function benchSystem(): Promise<BenchResult[]> {
       }
       await sim.waitFor(() => workerTarget() === want, 60_000, `worker pool retargeted to ${want}`).catch(diagnose);
       const windowS = windowSeconds(scale, WINDOW);
+      const loopUrl = (s: ServiceName) => `http://127.0.0.1:${ports[s]!.http}/metrics`;
+      const scrapeAll = async () => new Map(await Promise.all(SERVICE_NAMES.map(async (s) => [s, await scrapeLoop(loopUrl(s))] as const)));
+      // This scrape also resets each service's event-loop histogram: the window's own figures follow.
+      const loop0 = await scrapeAll();
       const cpu0 = cpuNow();
       const changes0 = nodeChanges.total;
       const lat: number[] = [];
@@ -302,6 +314,7 @@ export async function benchSystem(): Promise<BenchResult[]> {
       }
       const seconds = (performance.now() - tw) / 1000;
       const cpu1 = cpuNow();
+      const loop1 = await scrapeAll();
       const changes = nodeChanges.total - changes0;
       const target = workerTarget();
       const moved = (sim.poolMembers().get("worker") ?? []).filter((n) => n.metadata?.annotations?.["machineconfiguration.openshift.io/currentConfig"] === target).length;
@@ -320,6 +333,7 @@ export async function benchSystem(): Promise<BenchResult[]> {
         toKv: { p50: k.p50, p99: k.p99 },
         kvToWatch: { p50: w.p50, p99: w.p99 },
         cpu: new Map([...cpu1].map(([p, v]) => [p, v - cpu0.get(p)!] as const)),
+        loop: new Map(SERVICE_NAMES.map((n) => [n, loopWindow(loop0.get(n)!, loop1.get(n)!)] as const)),
         loadavg: loadavg()[0]!,
       };
     };
@@ -362,6 +376,9 @@ export async function benchSystem(): Promise<BenchResult[]> {
       out.push({ bench: b, metric: `${l}:   ... API write→state-plane write (watcher) p50 / p99`, value: s.toKv.p50, unit: `ms / ${s.toKv.p99.toFixed(0)} ms` });
       out.push({ bench: b, metric: `${l}:   ... state-plane write→watch message (aggregator) p50 / p99`, value: s.kvToWatch.p50, unit: `ms / ${s.kvToWatch.p99.toFixed(0)} ms` });
       out.push({ bench: b, metric: `${l}:   ... 1-min loadavg at the window's end (2 cores; other work included)`, value: s.loadavg, unit: "" });
+      for (const [name, w] of s.loop) {
+        out.push({ bench: b, metric: `${l}:   ... ${name}: event-loop delay p99 / max; GC pauses in the window`, value: w.lagP99Ms, unit: `ms / ${w.lagMaxMs.toFixed(0)} ms; ${(w.gcSeconds * 1000).toFixed(0)} ms in ${w.gcCount} GCs` });
+      }
     }
     const cap = capacityOf(steps, TARGET_MS) as Step | undefined;
     out.push({ bench: b, metric: `capacity: highest node-change rate with insight p99 <= ${TARGET_MS} ms (${cap ? `${cap.scale}x step` : "no step met it"})`, value: cap?.rate ?? 0, unit: "changes/s" });
@@ -413,6 +430,8 @@ export async function benchSystem(): Promise<BenchResult[]> {
     await system.stop();
     await nats.stop();
     ks.stop();
+    // Back to the default for whatever runs next in this process (root may lower it again).
+    if (NICE_HARNESS) setPriority(process.pid, 0);
   }
   return out;
 }

@@ -1,7 +1,8 @@
 // The layer rules of docs/DESIGN.md, checked on every `npm test`: dependency-cruiser walks the
 // imports of every package and service (rules in .dependency-cruiser.cjs: no cycles, nothing
 // unresolvable, no service importing another, packages never importing services, packages reached
-// only through their exports, pure packages doing no I/O), and the workspace's package.json graph
+// only through their exports, pure packages doing no I/O, each package tier importing nothing above
+// it), and the workspace's package.json graph
 // is checked for the same direction at the package level, where file imports stop at dist/.
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -60,6 +61,23 @@ function findCycle(ws: Workspace[]): string[] | undefined {
   return undefined;
 }
 
+interface Tier {
+  name: string;
+  packages: string[];
+}
+
+/** Dependencies of a package on a package of a higher tier, as sentences. */
+function tierViolations(ws: Workspace[], tiers: Tier[]): string[] {
+  const rank = new Map(tiers.flatMap((t, i) => t.packages.map((p) => [`@lockstep/${p}`, i] as const)));
+  return ws.flatMap((w) => {
+    const mine = rank.get(w.name);
+    if (mine === undefined) return [];
+    return w.dependencies
+      .filter((d) => (rank.get(d) ?? -1) > mine)
+      .map((d) => `${w.dir} (${tiers[mine]!.name}) depends on ${d} (${tiers[rank.get(d)!]!.name})`);
+  });
+}
+
 describe("the layers", () => {
   it("hold for every import (dependency-cruiser, .dependency-cruiser.cjs)", async () => {
     const config = require(join(root, ".dependency-cruiser.cjs"));
@@ -86,6 +104,21 @@ describe("the layers", () => {
       .filter((w) => !LAUNCHERS.has(w.dir))
       .flatMap((w) => w.dependencies.filter((d) => services.has(d) && d !== w.name).map((d) => `${w.dir} depends on ${d}`));
     expect(wrong).toEqual([]);
+  });
+
+  it("hold for the package tiers: no package depends on a package of a higher tier", () => {
+    const { tiers } = require(join(root, ".dependency-cruiser.cjs")) as { tiers: Tier[] };
+    const ws = workspaces().filter((w) => w.dir.startsWith("packages/"));
+    // Every package has a tier: a new one must be placed before it can be checked.
+    const placed = new Set(tiers.flatMap((t) => t.packages));
+    expect(ws.map((w) => w.dir.slice("packages/".length)).filter((d) => !placed.has(d))).toEqual([]);
+    expect(tierViolations(ws, tiers)).toEqual([]);
+  });
+
+  it("finds a tier violation when there is one (the checker itself)", () => {
+    const w = (name: string, ...dependencies: string[]): Workspace => ({ name: `@lockstep/${name}`, dir: `packages/${name}`, dependencies: dependencies.map((d) => `@lockstep/${d}`) });
+    const tiers: Tier[] = [{ name: "pure", packages: ["versions"] }, { name: "edges", packages: ["bus"] }];
+    expect(tierViolations([w("versions", "bus"), w("bus", "versions")], tiers)).toEqual(["packages/versions (pure) depends on @lockstep/bus (edges)"]);
   });
 
   it("finds a cycle when there is one (the checker itself)", () => {

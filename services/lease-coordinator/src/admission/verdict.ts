@@ -1,7 +1,8 @@
 // The lease webhook's decision. Pure: a disruption on a node, the hold on the node as the
-// coordinator judges it (if any), who asks — allowed, or refused with a message naming the holder, the operation and how long
-// the lease lasts. The conflict table is the coordinator's own (policy/conflict.ts), so a request
-// refused here is one an Acquire for the same operation would be refused too.
+// coordinator judges it (if any), who asks — allowed, or refused with a message naming the holder,
+// the operation and how long the lease lasts. The conflict table is the coordinator's own
+// (evaluateConflict, packages/lease-policy/src/conflict.ts), so a request refused here is one an
+// Acquire for the same operation would be refused too.
 import { OperationType } from "@lockstep/contracts";
 import { evaluateConflict, operationName, type OperationName, type PolicyConfig } from "@lockstep/lease-policy";
 import type { NodeHold } from "../coordinator/coordinator.js";
