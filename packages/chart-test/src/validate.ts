@@ -24,6 +24,7 @@ export const KNOWN_KINDS: Record<string, { apiVersion: string; namespaced: boole
   Role: { apiVersion: "rbac.authorization.k8s.io/v1", namespaced: true },
   RoleBinding: { apiVersion: "rbac.authorization.k8s.io/v1", namespaced: true },
   ServiceMonitor: { apiVersion: "monitoring.coreos.com/v1", namespaced: true },
+  PrometheusRule: { apiVersion: "monitoring.coreos.com/v1", namespaced: true },
   NodeDisruptionPolicy: { apiVersion: "lockstep.io/v1alpha1", namespaced: false },
   ValidatingWebhookConfiguration: { apiVersion: "admissionregistration.k8s.io/v1", namespaced: false },
 };
@@ -257,6 +258,19 @@ export function validateManifests(manifests: Manifest[]): string[] {
       else if (s.kind === "ServiceAccount" ? !s.namespace || "apiGroup" in s : s.apiGroup !== "rbac.authorization.k8s.io" || "namespace" in s)
         add(b, `subject ${String(s.kind)}/${String(s.name)}: a ServiceAccount needs a namespace, a User or Group apiGroup rbac.authorization.k8s.io`);
     }
+  }
+
+  for (const pr of ofKind("PrometheusRule")) {
+    const groups = arr((pr.spec as Obj)?.groups);
+    if (groups.length === 0) add(pr, "has no rule groups");
+    for (const g of groups)
+      for (const rule of arr(g.rules)) {
+        const name = String(rule.alert ?? rule.record);
+        if (typeof rule.expr !== "string" || rule.expr === "") add(pr, `${name}: no expr`);
+        if (rule.alert === undefined) continue;
+        if (!["critical", "warning", "info"].includes(String((rule.labels as Obj)?.severity))) add(pr, `${name}: severity must be critical, warning or info`);
+        for (const a of ["summary", "description"]) if (!(rule.annotations as Obj)?.[a]) add(pr, `${name}: no ${a} annotation`);
+      }
   }
 
   for (const sm of ofKind("ServiceMonitor")) {
