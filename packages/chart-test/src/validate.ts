@@ -29,6 +29,10 @@ export const KNOWN_KINDS: Record<string, { apiVersion: string; namespaced: boole
   ValidatingWebhookConfiguration: { apiVersion: "admissionregistration.k8s.io/v1", namespaced: false },
 };
 
+// ClusterRoles the platform ships that the chart binds without rendering them: OpenShift's read
+// access to the cluster's monitoring (the status-aggregator's alert source).
+const CLUSTER_ROLES_OF_THE_PLATFORM = new Set(["cluster-monitoring-view"]);
+
 // Known fields of the nested objects the chart writes (a subset of the Kubernetes OpenAPI: enough
 // that any key the chart emits is checked). "*" = free-form (passed through from values).
 const FIELDS: Record<string, string[]> = {
@@ -242,12 +246,13 @@ export function validateManifests(manifests: Manifest[]): string[] {
     const role = manifests.find(
       (m) => m.kind === ref?.kind && m.metadata.name === ref?.name && (m.kind === "ClusterRole" || m.metadata.namespace === b.metadata.namespace),
     );
-    if (ref?.apiGroup !== "rbac.authorization.k8s.io" || !role) add(b, `roleRef ${String(ref?.kind)}/${String(ref?.name)} is not rendered`);
+    const external = ref?.kind === "ClusterRole" && CLUSTER_ROLES_OF_THE_PLATFORM.has(String(ref?.name));
+    if (ref?.apiGroup !== "rbac.authorization.k8s.io" || (!role && !external)) add(b, `roleRef ${String(ref?.kind)}/${String(ref?.name)} is not rendered`);
     const subjects = arr(b.subjects);
     if (subjects.length === 0) add(b, "has no subjects");
     // The services' own bindings name their rendered ServiceAccounts; the lease-access bindings
     // (leaseAuth.users / admins) name users, groups and ServiceAccounts of the cluster.
-    const ownRole = role && arr(role.rules).every((rule) => !(rule.resources as unknown as string[] | undefined)?.includes("nodeleases"));
+    const ownRole = external || (role && arr(role.rules).every((rule) => !(rule.resources as unknown as string[] | undefined)?.includes("nodeleases")));
     for (const s of subjects) {
       if (ownRole) {
         if (s.kind !== "ServiceAccount" || !manifests.some((m) => m.kind === "ServiceAccount" && m.metadata.name === s.name && m.metadata.namespace === s.namespace))
