@@ -7,17 +7,9 @@ export interface AggregatorMetrics {
   nodes: Gauge;
   nodeEvaluations: Counter;
   published: Counter<"result">;
-  lastTransition: Gauge;
 }
 
 export function aggregatorMetrics(registry: Registry): AggregatorMetrics {
-  const lastTransition = new Gauge({
-    name: "lockstep_status_last_node_transition_timestamp_seconds",
-    help: "Unix time of the last change of any node's phase or assessment (this process's start before the first); the stalled-update alert reads it",
-    registers: [registry],
-  });
-  // A restarted replica has seen no transition yet: its start is the bound, so it does not page at once.
-  lastTransition.set(Date.now() / 1000);
   return {
     recompute: new Histogram({
       name: "lockstep_status_recompute_seconds",
@@ -28,18 +20,16 @@ export function aggregatorMetrics(registry: Registry): AggregatorMetrics {
     nodes: new Gauge({ name: "lockstep_status_nodes", help: "Nodes in the status view", registers: [registry] }),
     nodeEvaluations: new Counter({ name: "lockstep_status_node_evaluations_total", help: "Node rows recomputed", registers: [registry] }),
     published: new Counter({ name: "lockstep_status_events_published_total", help: "insight.changed events published", labelNames: ["result"], registers: [registry] }),
-    lastTransition,
   };
 }
 
 /** Hooks that feed the metrics (composed with the publishing hook in the runnable). */
-export function metricsHooks(m: AggregatorMetrics, nowMs: () => number = Date.now): Pick<AggregatorHooks, "onFlush" | "onPublished"> {
+export function metricsHooks(m: AggregatorMetrics): Pick<AggregatorHooks, "onFlush" | "onPublished"> {
   return {
     onFlush: (result, ms, nodes) => {
       m.recompute.observe(ms / 1000);
       m.nodes.set(nodes);
       m.nodeEvaluations.inc(result.changed.length);
-      if (result.transitions.length > 0) m.lastTransition.set(nowMs() / 1000);
     },
     onPublished: (ok) => m.published.inc({ result: ok ? "ok" : "error" }),
   };
@@ -52,11 +42,12 @@ export interface PoolSource {
 }
 
 /**
- * Per-pool node counts, read from the view at scrape time (no series for a deleted pool): what
- * the stalled-update and degraded-pool alerts compare.
+ * Per-pool node counts, read from the view at scrape time (no series for a deleted pool), and when
+ * each pool last moved: what the stalled-update and degraded-pool alerts compare.
  */
-export function poolMetrics(registry: Registry, view: PoolSource): void {
-  const perPool = (name: string, help: string, read: (s: PoolSummary) => number) =>
+export function poolMetrics(registry: Registry, view: PoolSource, nowMs: () => number = Date.now): void {
+  const progress = new PoolProgress();
+  const perPool = (name: string, help: string, read: (s: PoolSummary, pool: string) => number) =>
     new Gauge({
       name,
       help,
@@ -66,7 +57,7 @@ export function poolMetrics(registry: Registry, view: PoolSource): void {
         this.reset();
         for (const pool of view.poolNames()) {
           const s = view.poolSummary(pool);
-          if (s) this.set({ pool }, read(s));
+          if (s) this.set({ pool }, read(s, pool));
         }
       },
     });
@@ -74,4 +65,21 @@ export function poolMetrics(registry: Registry, view: PoolSource): void {
   perPool("lockstep_status_pool_updated_nodes", "Nodes of the pool that run the desired version", (s) => s.counters.updated);
   perPool("lockstep_status_pool_degraded_nodes", "Nodes of the pool assessed Degraded", (s) => s.counters.degraded);
   perPool("lockstep_status_pool_paused", "1 when the pool is paused, else 0", (s) => (s.paused ? 1 : 0));
+  perPool(
+    "lockstep_status_pool_last_progress_timestamp_seconds",
+    "Unix time the pool's count of updated nodes last changed (first seen by this process before that); a node cycling between draining and degraded is no progress",
+    (s, pool) => progress.at(pool, s.counters.updated, nowMs()) / 1000,
+  );
+}
+
+/** When each pool's updated count last changed, as seen at successive reads. */
+export class PoolProgress {
+  private readonly last = new Map<string, { updated: number; atMs: number }>();
+
+  at(pool: string, updated: number, nowMs: number): number {
+    const seen = this.last.get(pool);
+    if (seen && seen.updated === updated) return seen.atMs;
+    this.last.set(pool, { updated, atMs: nowMs });
+    return nowMs;
+  }
 }
