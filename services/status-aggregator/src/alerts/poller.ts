@@ -36,8 +36,12 @@ export class AlertsPoller {
   /** One poll: the answer or the failure is recorded, never thrown. */
   async poll(signal: AbortSignal): Promise<void> {
     const wasOk = this.state.last?.ok;
+    // A signal per poll: the HTTP client's listener goes with it, not onto the long-lived one.
+    const one = new AbortController();
+    const abort = () => one.abort();
+    signal.addEventListener("abort", abort, { once: true });
     try {
-      const response = await this.o.read(signal);
+      const response = await this.o.read(one.signal);
       this.state = recordPoll(this.state, { atMs: this.now(), ok: true, response });
       if (wasOk !== true) this.o.logger.info({ source: this.o.source, alerts: response.data?.alerts?.length ?? 0 }, "alerts readable");
     } catch (err) {
@@ -46,6 +50,8 @@ export class AlertsPoller {
       this.state = recordPoll(this.state, { atMs: this.now(), ok: false, error });
       // Logged when it starts failing, not at every poll of an outage.
       if (wasOk !== false) this.o.logger.warn({ source: this.o.source, error }, "alerts not readable");
+    } finally {
+      signal.removeEventListener("abort", abort);
     }
     this.o.onPoll?.();
   }
