@@ -31,15 +31,18 @@ const SPEC = onDemoRelease({
 function chartRules(): string {
   const helm = toolOrSkip("helm");
   if (helm.skip !== undefined) throw new Error(`no helm: ${helm.skip}`);
-  const values = JSON.stringify({ global: { metrics: { prometheusRule: { selector: 'namespace="lockstep"', updateStalled: { seconds: 20, for: "0s" } } } } });
+  const rule = JSON.stringify({ enabled: true, selector: 'namespace="lockstep"', updateStalled: { seconds: 20, for: "0s" } });
   const r = spawnSync(
     helm.path,
-    ["template", "lockstep", CHART, "--namespace", "lockstep", "--api-versions", "monitoring.coreos.com/v1/PrometheusRule", "--show-only", "templates/prometheusrule.yaml", "--set-json", `=${values}`],
+    ["template", "lockstep", CHART, "--namespace", "lockstep", "--api-versions", "monitoring.coreos.com/v1/PrometheusRule", "--show-only", "templates/prometheusrule.yaml", "--set-json", `global.metrics.prometheusRule=${rule}`],
     { encoding: "utf8" },
   );
   if (r.status !== 0) throw new Error(`helm template failed: ${r.stderr}`);
-  const rule = parseAllDocuments(r.stdout).map((d) => d.toJS()).find((o) => o?.kind === "PrometheusRule");
-  return stringify({ groups: rule.spec.groups });
+  const manifest = parseAllDocuments(r.stdout).map((d) => d.toJS()).find((o) => o?.kind === "PrometheusRule");
+  const text = stringify({ groups: manifest.spec.groups });
+  // The values must have reached the rules (a mistyped --set-json is silently ignored by helm).
+  if (!text.includes("> 20") || !text.includes('namespace="lockstep"}')) throw new Error(`the rules do not carry the test's values:\n${text}`);
+  return text;
 }
 
 async function alertsOf(promUrl: string): Promise<Array<{ labels: Record<string, string>; state: string }>> {
@@ -95,8 +98,12 @@ describe("whole system: Lockstep's alerts in a real Prometheus, read back into t
         "LockstepUpdateStalled firing in Prometheus",
         async () => (await alertsOf(promUrl)).find((a) => a.labels.alertname === "LockstepUpdateStalled" && a.state === "firing"),
         120_000,
-      ).catch((err: Error) => {
-        throw new Error(`${err.message}\n${describeCluster(t.env)}`);
+      ).catch(async (err: Error) => {
+        // Where the rule's inputs stood: the pool series in Prometheus and the aggregator's own /metrics.
+        const q = async (query: string) => JSON.stringify(((await (await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(query)}`)).json()) as { data?: { result?: unknown } }).data?.result);
+        const series = await q('{__name__=~"lockstep_status_pool_.*"}');
+        const scraped = (await (await fetch(`${t.env.system.httpUrl("status-aggregator")}/metrics`)).text()).split("\n").filter((l) => l.startsWith("lockstep_status_pool"));
+        throw new Error(`${err.message}\n${describeCluster(t.env)}\nin Prometheus: ${series}\ntime(): ${await q("time()")}\n/metrics:\n${scraped.join("\n")}`);
       });
       expect(firing.labels).toMatchObject({ pool: "worker", severity: "warning", namespace: "lockstep" });
 
