@@ -7,6 +7,7 @@ import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pnpm } from "./pnpm.mjs";
+import { ensurePrometheus } from "./prometheus.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const REPORT = ".vitest-report.json";
@@ -27,6 +28,12 @@ for (const d of dirs) rmSync(join(d, REPORT), { force: true });
 
 const install = pnpm(["install", "--frozen-lockfile"], { env: { CI: "true" } });
 if (install.status !== 0) process.exit(install.status ?? 1);
+// Once here rather than in parallel test workers; a test that needs them fails with this message.
+try {
+  ensurePrometheus({ log: (m) => console.error(m) });
+} catch (err) {
+  console.error(err.message);
+}
 
 const filter = process.argv.slice(2);
 const run = pnpm(["exec", "turbo", "run", "test", "--concurrency=2", "--continue", ...filter]);

@@ -27,6 +27,8 @@ export interface RenderOptions {
   values?: Values;
   /** The API server version templates see (`--kube-version`); helm's own default otherwise. */
   kubeVersion?: string;
+  /** Extra API versions `.Capabilities.APIVersions.Has` sees (`--api-versions`), e.g. `monitoring.coreos.com/v1/PrometheusRule`. */
+  apiVersions?: string[];
 }
 
 export interface Rendered {
@@ -85,7 +87,8 @@ export function renderChart(chartDir: string, o: RenderOptions = {}): Rendered {
   const out = withValuesFile(o.values ?? {}, (file) => {
     try {
       const kube = o.kubeVersion === undefined ? [] : ["--kube-version", o.kubeVersion];
-      return helm(["template", o.releaseName ?? "lockstep", chartDir, "--namespace", o.namespace ?? "lockstep", "-f", file, ...kube]);
+      const apis = (o.apiVersions ?? []).flatMap((a) => ["--api-versions", a]);
+      return helm(["template", o.releaseName ?? "lockstep", chartDir, "--namespace", o.namespace ?? "lockstep", "-f", file, ...kube, ...apis]);
     } catch (err) {
       if (err instanceof HelmError && /don't meet the specifications of the schema/.test(err.stderr)) throw new ValuesSchemaError(err.stderr.trim());
       throw err;

@@ -24,9 +24,14 @@ export const KNOWN_KINDS: Record<string, { apiVersion: string; namespaced: boole
   Role: { apiVersion: "rbac.authorization.k8s.io/v1", namespaced: true },
   RoleBinding: { apiVersion: "rbac.authorization.k8s.io/v1", namespaced: true },
   ServiceMonitor: { apiVersion: "monitoring.coreos.com/v1", namespaced: true },
+  PrometheusRule: { apiVersion: "monitoring.coreos.com/v1", namespaced: true },
   NodeDisruptionPolicy: { apiVersion: "lockstep.io/v1alpha1", namespaced: false },
   ValidatingWebhookConfiguration: { apiVersion: "admissionregistration.k8s.io/v1", namespaced: false },
 };
+
+// ClusterRoles the platform ships that the chart binds without rendering them: OpenShift's read
+// access to the cluster's monitoring (the status-aggregator's alert source).
+const CLUSTER_ROLES_OF_THE_PLATFORM = new Set(["cluster-monitoring-view"]);
 
 // Known fields of the nested objects the chart writes (a subset of the Kubernetes OpenAPI: enough
 // that any key the chart emits is checked). "*" = free-form (passed through from values).
@@ -241,12 +246,13 @@ export function validateManifests(manifests: Manifest[]): string[] {
     const role = manifests.find(
       (m) => m.kind === ref?.kind && m.metadata.name === ref?.name && (m.kind === "ClusterRole" || m.metadata.namespace === b.metadata.namespace),
     );
-    if (ref?.apiGroup !== "rbac.authorization.k8s.io" || !role) add(b, `roleRef ${String(ref?.kind)}/${String(ref?.name)} is not rendered`);
+    const external = ref?.kind === "ClusterRole" && CLUSTER_ROLES_OF_THE_PLATFORM.has(String(ref?.name));
+    if (ref?.apiGroup !== "rbac.authorization.k8s.io" || (!role && !external)) add(b, `roleRef ${String(ref?.kind)}/${String(ref?.name)} is not rendered`);
     const subjects = arr(b.subjects);
     if (subjects.length === 0) add(b, "has no subjects");
     // The services' own bindings name their rendered ServiceAccounts; the lease-access bindings
     // (leaseAuth.users / admins) name users, groups and ServiceAccounts of the cluster.
-    const ownRole = role && arr(role.rules).every((rule) => !(rule.resources as unknown as string[] | undefined)?.includes("nodeleases"));
+    const ownRole = external || (role && arr(role.rules).every((rule) => !(rule.resources as unknown as string[] | undefined)?.includes("nodeleases")));
     for (const s of subjects) {
       if (ownRole) {
         if (s.kind !== "ServiceAccount" || !manifests.some((m) => m.kind === "ServiceAccount" && m.metadata.name === s.name && m.metadata.namespace === s.namespace))
@@ -257,6 +263,19 @@ export function validateManifests(manifests: Manifest[]): string[] {
       else if (s.kind === "ServiceAccount" ? !s.namespace || "apiGroup" in s : s.apiGroup !== "rbac.authorization.k8s.io" || "namespace" in s)
         add(b, `subject ${String(s.kind)}/${String(s.name)}: a ServiceAccount needs a namespace, a User or Group apiGroup rbac.authorization.k8s.io`);
     }
+  }
+
+  for (const pr of ofKind("PrometheusRule")) {
+    const groups = arr((pr.spec as Obj)?.groups);
+    if (groups.length === 0) add(pr, "has no rule groups");
+    for (const g of groups)
+      for (const rule of arr(g.rules)) {
+        const name = String(rule.alert ?? rule.record);
+        if (typeof rule.expr !== "string" || rule.expr === "") add(pr, `${name}: no expr`);
+        if (rule.alert === undefined) continue;
+        if (!["critical", "warning", "info"].includes(String((rule.labels as Obj)?.severity))) add(pr, `${name}: severity must be critical, warning or info`);
+        for (const a of ["summary", "description"]) if (!(rule.annotations as Obj)?.[a]) add(pr, `${name}: no ${a} annotation`);
+      }
   }
 
   for (const sm of ofKind("ServiceMonitor")) {

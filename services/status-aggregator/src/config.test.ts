@@ -33,4 +33,20 @@ describe("status-aggregator config", () => {
     if (r.ok) return;
     expect(r.errors.map((e) => e.split(":")[0]).sort()).toEqual(["DEBOUNCE_MS", "UPDATE_API_ENABLED", "UPDATE_API_WRITES_PER_SECOND", "WATCH_REFRESH_MS"]);
   });
+
+  it("reads alerts only when ALERTS_URL is set, every 30 s by default", () => {
+    const none = parseConfig(aggregatorConfigSchema, base);
+    expect(none).toMatchObject({ ok: true, config: { ALERTS_INTERVAL: 30_000 } });
+    expect(none.ok && none.config.ALERTS_URL).toBeUndefined();
+    const url = "https://thanos-querier.openshift-monitoring.svc:9091/api/v1/alerts";
+    const r = parseConfig(aggregatorConfigSchema, { ...base, ALERTS_URL: url, ALERTS_TOKEN_FILE: "/var/run/token", ALERTS_INTERVAL: "10s", ALERTS_MAX_AGE: "45s" });
+    expect(r).toMatchObject({ ok: true, config: { ALERTS_URL: url, ALERTS_TOKEN_FILE: "/var/run/token", ALERTS_INTERVAL: 10_000, ALERTS_MAX_AGE: 45_000 } });
+  });
+
+  it("lists every bad alerts setting at once", () => {
+    const r = parseConfig(aggregatorConfigSchema, { ...base, ALERTS_URL: "thanos:9091", ALERTS_INTERVAL: "20s", ALERTS_MAX_AGE: "10s", ALERTS_CA_FILE: "/ca.pem" });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors.map((e) => e.split(":")[0]).sort()).toEqual(["ALERTS_MAX_AGE", "ALERTS_URL"]);
+  });
 });

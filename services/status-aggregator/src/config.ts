@@ -1,4 +1,5 @@
 import { env, serviceConfigSchema } from "@lockstep/runtime";
+import { z } from "zod";
 
 /**
  * Status-aggregator settings (plus the runtime's base variables; GRPC_PORT defaults to 9094 and
@@ -19,6 +20,11 @@ import { env, serviceConfigSchema } from "@lockstep/runtime";
  * | UPDATE_API_WRITE_BURST | writes allowed at once after a quiet period | 50 |
  * | UPDATE_API_REFRESH_MS | cluster-level objects recomputed this often without changes (estimates move) | 30000 |
  * | UPDATE_API_RESYNC_MS | owned objects re-listed and CRD ownership re-checked this often | 600000 |
+ * | ALERTS_URL | Prometheus-compatible alerts API (`…/api/v1/alerts`, e.g. the thanos-querier's) read for "Alert is firing" insights; unset: no alert source | |
+ * | ALERTS_TOKEN_FILE | bearer token sent to it, read at every poll (projected tokens rotate) | |
+ * | ALERTS_CA_FILE | PEM CAs trusted for its TLS certificate (read at start) | system CAs |
+ * | ALERTS_INTERVAL | how often it is read | 30s |
+ * | ALERTS_MAX_AGE | an answer older than this is not shown (monitoring is reported unreachable) | 3 × ALERTS_INTERVAL |
  */
 export const aggregatorConfigSchema = serviceConfigSchema({
   GRPC_PORT: env.port().default(9094),
@@ -36,4 +42,18 @@ export const aggregatorConfigSchema = serviceConfigSchema({
   UPDATE_API_WRITE_BURST: env.int({ min: 1, max: 10_000 }).default(50),
   UPDATE_API_REFRESH_MS: env.int({ min: 1_000 }).default(30_000),
   UPDATE_API_RESYNC_MS: env.int({ min: 10_000 }).default(600_000),
-});
+  ALERTS_URL: z
+    .string()
+    .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), "expected an http(s) URL such as https://thanos-querier.openshift-monitoring.svc:9091/api/v1/alerts")
+    .optional(),
+  ALERTS_TOKEN_FILE: env.string().optional(),
+  ALERTS_CA_FILE: env.string().optional(),
+  ALERTS_INTERVAL: env.duration().default(30_000),
+  ALERTS_MAX_AGE: env.duration().optional(),
+}).superRefine((c, ctx) => {
+  const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+  for (const k of ["ALERTS_TOKEN_FILE", "ALERTS_CA_FILE", "ALERTS_MAX_AGE"] as const) if (c[k] !== undefined && !c.ALERTS_URL) issue(k, "needs ALERTS_URL");
+  if (typeof c.ALERTS_INTERVAL === "number" && c.ALERTS_INTERVAL < 1_000) issue("ALERTS_INTERVAL", "must be at least 1s");
+  if (typeof c.ALERTS_MAX_AGE === "number" && typeof c.ALERTS_INTERVAL === "number" && c.ALERTS_MAX_AGE <= c.ALERTS_INTERVAL)
+    issue("ALERTS_MAX_AGE", `must be longer than ALERTS_INTERVAL (${c.ALERTS_INTERVAL}ms), or every answer would expire before the next`);
+}, { when: () => true });

@@ -8,7 +8,7 @@ import { Aggregator } from "./aggregator/aggregator.js";
 import { disruptionService } from "./api/disruption-service.js";
 import { updateStatusService } from "./api/update-status-service.js";
 import { aggregatorConfigSchema } from "./config.js";
-import { aggregatorMetrics, metricsHooks } from "./metrics.js";
+import { aggregatorMetrics, metricsHooks, poolMetrics } from "./metrics.js";
 import { updateStatusServiceDefinition } from "./proto/fast-encode.js";
 import { aggregatorRunnable } from "./runnable.js";
 
@@ -29,6 +29,20 @@ await runService({
       },
       hooks: metricsHooks(aggregatorMetrics(registry)),
     });
+    poolMetrics(registry, aggregator.view);
+
+    // The alert source (alerts/): the cluster's firing alerts for "Alert is firing" insights.
+    const alerts = config.ALERTS_URL
+      ? [
+          await (await import("./alerts/wire.js")).alertsRunnable(aggregator, logger, {
+            url: config.ALERTS_URL,
+            tokenFile: config.ALERTS_TOKEN_FILE,
+            caFile: config.ALERTS_CA_FILE,
+            intervalMs: config.ALERTS_INTERVAL,
+            maxAgeMs: config.ALERTS_MAX_AGE ?? 3 * config.ALERTS_INTERVAL,
+          }),
+        ]
+      : [];
 
     // The NodeDisruptionPolicy status writer is the only part that talks to Kubernetes; loaded only when
     // enabled, so a read-only deployment does not carry the Kubernetes client at all.
@@ -77,6 +91,7 @@ await runService({
         }),
         ...policyStatus,
         ...updateApi,
+        ...alerts,
       ],
     };
   },

@@ -278,6 +278,22 @@ lease-coordinator demands one from every caller.
   value: {{ .writeBurst | quote }}
 {{- end }}
 {{- end }}
+{{- with .v.alerts }}
+{{- if .url }}
+- name: ALERTS_URL
+  value: {{ .url | quote }}
+- name: ALERTS_INTERVAL
+  value: {{ .interval | quote }}
+{{- if .bearerToken }}
+- name: ALERTS_TOKEN_FILE
+  value: /var/run/secrets/kubernetes.io/serviceaccount/token
+{{- end }}
+{{- if .caConfigMap.name }}
+- name: ALERTS_CA_FILE
+  value: /etc/lockstep/alerts-ca/ca.crt
+{{- end }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/* "true" when LEASE_AUTH accepts client certificates (mode mtls, token,mtls or mtls,token), else "". Takes the root context. */}}

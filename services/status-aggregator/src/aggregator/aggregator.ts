@@ -13,7 +13,7 @@ import type {
   StateFreshness as StateFreshnessMessage,
   UpdateStatus,
 } from "@lockstep/contracts";
-import { type Details, type Evaluation, type HealthInsight, wallClockNow } from "@lockstep/insights";
+import { type AlertsResponse, type Details, type Evaluation, type HealthInsight, wallClockNow } from "@lockstep/insights";
 import type { Freshness } from "@lockstep/runtime";
 import type { Logger } from "pino";
 import { effectivePoliciesToProto } from "../preview/policies.js";
@@ -79,6 +79,7 @@ export class Aggregator {
   private freshnessOf: (() => Freshness) | undefined;
   private readonly flushListeners = new Set<(result: FlushResult) => void>();
   private readonly insightSources = new Set<() => HealthInsight[]>();
+  private alertsOf: (() => AlertsResponse | undefined) | undefined;
 
   constructor(private readonly o: AggregatorOptions) {
     this.clock = o.clock ?? wallClockNow;
@@ -223,12 +224,17 @@ export class Aggregator {
     return () => this.insightSources.delete(source);
   }
 
+  /** Where the firing alerts are read (alerts/poller.ts); none attached: alerts unavailable, as oc without access. */
+  attachAlerts(read: () => AlertsResponse | undefined): void {
+    this.alertsOf = read;
+  }
+
   /** The evaluation at the clock's now, with Lockstep's insights. Throws StatusError when not evaluable. */
   evaluate(): { evaluation: Evaluation; extra: HealthInsight[] } {
     this.catchUp();
     const now = this.clock();
     const extra = this.extraInsights();
-    return { evaluation: this.view.evaluation(now, wallClockNow(), extra), extra };
+    return { evaluation: this.view.evaluation(now, wallClockNow(), extra, this.alertsOf?.()), extra };
   }
 
   status(omitNodes: boolean): UpdateStatus {

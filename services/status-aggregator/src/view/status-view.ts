@@ -39,6 +39,7 @@ import {
   summarizePool,
   whichPool,
   zeroCounters,
+  type AlertsResponse,
 } from "@lockstep/insights";
 
 const MASTER_POOL = "master";
@@ -410,6 +411,11 @@ export class StatusView {
     this.stats.poolSummaries++;
   }
 
+  /** Pool names in the API's (name) order (the per-pool metrics). */
+  poolNames(): string[] {
+    return this.poolList().map((p) => p.metadata.name);
+  }
+
   /** Names of the nodes a pool selects (the pool summary's inputs). */
   poolNodeNames(pool: string): string[] {
     return [...(this.poolNodes.get(pool) ?? [])];
@@ -419,7 +425,7 @@ export class StatusView {
    * The full evaluation at `now`, exactly as `evaluate()` would compute it from the same objects,
    * plus `extra` health insights (Lockstep's own). Throws StatusError like evaluate().
    */
-  evaluation(now: bigint, wallClock: bigint, extra: readonly HealthInsight[] = []): Evaluation {
+  evaluation(now: bigint, wallClock: bigint, extra: readonly HealthInsight[] = [], alerts?: AlertsResponse): Evaluation {
     if (this.pending) this.flush(now);
     const operators = this.operatorList();
     const { cv, progressing } = requireClusterInputs(this.cv?.state, operators);
@@ -448,9 +454,9 @@ export class StatusView {
       else workerPools.push(summary);
     }
 
-    // The state plane carries no alerts: "alerts unavailable" (no alert insights), as oc without
-    // access; nor the MCO's deployment (its image "").
-    return completeEvaluation({ now, cv, progressing, operators, mcoImage: "", alerts: undefined, masterPool, workerPools, collected, extra });
+    // Alerts come from the alert source (alerts/), not the state plane; undefined = unavailable (no
+    // alert insights), as oc without access. The state plane has no MCO deployment (its image "").
+    return completeEvaluation({ now, cv, progressing, operators, mcoImage: "", alerts, masterPool, workerPools, collected, extra });
   }
 
   /** The ClusterVersion `version` and the ClusterOperators (by name) as the rules read them. */
