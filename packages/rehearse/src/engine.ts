@@ -219,11 +219,14 @@ class Rehearsal {
     while (this.events < MAX_EVENTS && !this.finished()) {
       const due = this.agenda.peek();
       if (due === undefined || due > this.end) break;
+      // A held CVO waking alone, with nothing else pending, can change nothing any more: the
+      // replay is at rest and waiting to the horizon would only burn time.
+      const idleWake = this.cvoHeld && this.agenda.size === 1 && this.agenda.has("cvo");
       const job = this.agenda.take()!;
       this.t = Math.max(this.t, job.due);
       this.events++;
       job.run();
-      this.settle();
+      if (!this.settle() && idleWake) break;
     }
     return this.forecast();
   }
@@ -289,13 +292,17 @@ class Rehearsal {
 
   // --- one settle: every controller until nothing changes -------------------------------------
 
-  private settle(): void {
+  /** Whether any controller changed anything. */
+  private settle(): boolean {
+    let any = false;
     for (let i = 0; i < 50; i++) {
       const changed = this.cvo() || this.poolStatus() || this.controller();
       if (!changed) break;
+      any = true;
     }
     this.armAgents();
     this.trackPools();
+    return any;
   }
 
   /** The CVO's pure step. Pools whose config already is the target's (a rollout under way) are shown under cluster-sim's name for it. */
