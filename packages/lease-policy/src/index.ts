@@ -15,6 +15,7 @@ export * from "./lease-record.js";
 export * from "./memory-store.js";
 export * from "./node-lease.js";
 export * from "./observations.js";
+export * from "./occupancy.js";
 export * from "./operations.js";
 export * from "./pools.js";
 export * from "./preflight.js";
