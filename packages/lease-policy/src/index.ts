@@ -1,5 +1,6 @@
 // Pure core of the lease-coordinator: Lease codec, expiry, conflict policy, budgets, queue, decisions.
 export * from "./budgets.js";
+export * from "./cancel-preemption.js";
 export * from "./capacity.js";
 export * from "./cluster.js";
 export * from "./cluster-tracker.js";
