@@ -22,10 +22,6 @@ export type CancelPreemptionDecision =
   | { kind: "cancel"; cancelled: boolean; writes: LeaseWrite[]; events: PolicyEvent[]; current: NodeLease | undefined; observations: ObservationLog }
   | { kind: "deny"; code: "NotPreemptor"; reason: string; current: NodeLease; writes: []; events: []; observations: ObservationLog };
 
-/** The holder-side of a withdrawal: is this lease's last binding preemption one its preemptor withdrew? */
-export function preemptionWithdrawnBy(rec: Pick<LeaseRecord, "preemptedBy" | "preemptionWithdrawnBy">): string {
-  return rec.preemptedBy === "" ? rec.preemptionWithdrawnBy : "";
-}
 
 /**
  * A forcer withdraws its pending binding preemption: the mark comes off the node Lease (one CAS
