@@ -10,7 +10,6 @@ import {
   ANN_PREEMPTION_WITHDRAWN_AT,
   ANN_PREEMPTION_WITHDRAWN_BY,
   formatMicroTime,
-  type LeaseRecord,
   type LeaseWrite,
 } from "./lease-record.js";
 import { toNodeLease } from "./node-lease.js";
@@ -21,7 +20,6 @@ import { buildView } from "./view.js";
 export type CancelPreemptionDecision =
   | { kind: "cancel"; cancelled: boolean; writes: LeaseWrite[]; events: PolicyEvent[]; current: NodeLease | undefined; observations: ObservationLog }
   | { kind: "deny"; code: "NotPreemptor"; reason: string; current: NodeLease; writes: []; events: []; observations: ObservationLog };
-
 
 /**
  * A forcer withdraws its pending binding preemption: the mark comes off the node Lease (one CAS
