@@ -24,6 +24,7 @@ export * from "./headers.js";
 export * from "./names.js";
 export * from "./state.js";
 export * from "./grpc-call.js";
+export * from "./renew-refusal.js";
 export * from "./lean-client.js";
 export * from "./lean-reader.js";
 export * from "./label-selector.js";

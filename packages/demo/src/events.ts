@@ -43,6 +43,8 @@ export function describeEvent(e: DecodedEvent): string {
       return `lease expired: ${m.lease?.node} (${m.lease?.holder})`;
     case "lease.preempted":
       return `lease preempted: ${m.lease?.node} from ${m.previous?.holder} to ${m.lease?.holder}: ${m.reason}`;
+    case "lease.preemption-withdrawn":
+      return `lease preemption withdrawn: ${m.lease?.node}: ${m.reason}`;
     case "warning.raised":
       return `warning: ${m.warning?.message}`;
     case "skew.evaluated":

@@ -11,7 +11,7 @@ import type { Logger } from "pino";
 import { AdapterReconciler } from "./adapters/reconciler.js";
 import type { AdapterName } from "./adapters/plan.js";
 import type { LeaseAuth } from "./auth/lease-auth.js";
-import { buildView, ClusterTracker, leaseNodeOf, type ClusterChange, type PolicyConfig } from "@lockstep/lease-policy";
+import { budgetScopeKey, buildView, ClusterTracker, leaseNodeOf, type ClusterChange, type PolicyConfig } from "@lockstep/lease-policy";
 import { budgetStatus, BudgetStatusWriter } from "./coordinator/budget-status.js";
 import { Coordinator, type EventSink, type NodeHold } from "./coordinator/coordinator.js";
 import { leaseService } from "./api/lease-service.js";
@@ -180,7 +180,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
           const cluster = clusterView.cluster();
           const records = idx.all().map((e) => e.rec);
           const view = buildView({ nodes: [], pools: [], budgets: [], leases: [], records, observations: idx.observations, observationsCurrent: true }, now, policy);
-          const desired = budgetStatus(budget, cluster.nodes, cluster.pools, view.heldNodes, new Date(now), policy, cluster);
+          const desired = budgetStatus(budget, cluster.nodes, cluster.pools, view.heldNodes, view.slots(budgetScopeKey(name)), new Date(now), policy, cluster);
           if (!guard.check(name, writeFingerprint(desired))) return;
           const result = await statusWriter.write(name, desired);
           if (result === "unchanged") guard.reset(name);
