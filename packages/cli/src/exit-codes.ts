@@ -6,7 +6,7 @@
 // | 0 | done |
 // | 1 | failed: a server fault or anything unexpected |
 // | 2 | usage: unknown command or option, bad argument |
-// | 3 | refused: a lease denied, a release or renew refused, an upgrade blocked |
+// | 3 | refused: a lease denied, a release or renew refused, an upgrade blocked, a `status` answered from a stale view |
 // | 4 | unreachable: the server did not answer (down, wrong address, timed out, still starting) |
 // | 5 | not allowed: not authenticated, or not authorized for that operation |
 import { status as GrpcStatus, type ServiceError } from "@grpc/grpc-js";

@@ -63,6 +63,8 @@ export function register(program: Command): void {
         process.stdout.write(text);
         return;
       }
-      await runLive({ server: flags.server, watch: flags.watch, output: flags.output ?? "text", details });
+      // The answer is printed either way; a stale one also exits 3, so a script cannot take it as current.
+      const { stale } = await runLive({ server: flags.server, watch: flags.watch, output: flags.output ?? "text", details });
+      if (stale) process.exitCode = EXIT.REFUSED;
     });
 }
