@@ -24,6 +24,8 @@ export interface EventRecorderOptions {
   fold?: Partial<FoldOptions>;
   /** Wall clock (tests). */
   now?: () => number;
+  /** Told of each API call made (metrics). */
+  onWrite?(op: "create" | "patch", ok: boolean): void;
 }
 
 export interface RecorderStats extends FoldStats {
@@ -128,8 +130,10 @@ export class EventRecorder implements EventSink {
         const body = { series: { count: w.series.count, lastObservedTime: micro(w.series.lastObservedMs) } };
         await this.http.request("PATCH", `${path}/${encodeURIComponent(w.name)}`, { body, contentType: "application/merge-patch+json" });
       }
+      this.o.onWrite?.(w.op, true);
     } catch (err) {
       this.counts.failed++;
+      this.o.onWrite?.(w.op, false);
       // A create that failed, or a patch of an Event gone (its TTL): the next observation starts anew.
       if (w.op === "create" || statusCode(err) === 404) this.fold.forget(w.key);
       this.o.logger?.warn({ err: (err as Error).message, op: w.op, event: w.name, namespace: w.namespace }, "event recorder: write failed");

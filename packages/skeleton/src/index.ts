@@ -14,4 +14,4 @@ export { stateConsumer, withPlanes, type BusConnection, type Planes, type StateB
 export { electionIdentity, electionNamespace, electionTimings, leaderElection, whenLeading, type LeaderElection, type LeaderGate, type LeaderWork } from "./leader.js";
 export { freshnessToProto } from "./freshness-proto.js";
 export { CLUSTER_VERSION, kubeEventsFor, webhookRefusal } from "./kube-events.js";
-export { factObserver, serviceEventRecorder, type ServiceEvents } from "./service-events.js";
+export { factObserver, KUBE_EVENT_WRITES_METRIC, serviceEventRecorder, type ServiceEvents } from "./service-events.js";

@@ -6,6 +6,7 @@ import { hostname } from "node:os";
 import type { EventType } from "@lockstep/contracts";
 import { EventRecorder, type EventSink, type FoldOptions, type KubeConfigLike } from "@lockstep/kube";
 import type { BaseConfig, Logger, Runnable } from "@lockstep/runtime";
+import { Counter, type Registry } from "prom-client";
 import { kubeEventsFor } from "./kube-events.js";
 import type { LeaderGate } from "./leader.js";
 
@@ -15,8 +16,23 @@ export interface ServiceEvents {
   runnable: Runnable;
 }
 
-export function serviceEventRecorder(o: { service: string; config: Pick<BaseConfig, "POD_NAME">; kc: KubeConfigLike; leader: LeaderGate; logger: Logger; fold?: Partial<FoldOptions> }): ServiceEvents {
+/** The metric the `system` bench reads (Event writes per node change). */
+export const KUBE_EVENT_WRITES_METRIC = "lockstep_kube_event_writes_total";
+
+export function serviceEventRecorder(o: {
+  service: string;
+  config: Pick<BaseConfig, "POD_NAME">;
+  kc: KubeConfigLike;
+  leader: LeaderGate;
+  logger: Logger;
+  registry?: Registry;
+  fold?: Partial<FoldOptions>;
+}): ServiceEvents {
+  const writes = o.registry
+    ? new Counter({ name: KUBE_EVENT_WRITES_METRIC, help: "Kubernetes Event API calls made (create a new Event, patch a series)", labelNames: ["op", "outcome"], registers: [o.registry] })
+    : undefined;
   const recorder = new EventRecorder({
+    onWrite: (op, ok) => writes?.inc({ op, outcome: ok ? "ok" : "failed" }),
     kc: o.kc,
     service: o.service,
     instance: o.config.POD_NAME ?? hostname(),

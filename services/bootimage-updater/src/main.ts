@@ -13,7 +13,7 @@ await runService({
   async wire({ config, logger, registry, readiness, bus, leader }) {
     const kc = await loadKubeAccess(config.KUBECONFIG);
     // Kubernetes Events on the MachineSets (boot image patched/skipped/failed), by the leader.
-    const kubeEvents = serviceEventRecorder({ service: "bootimage-updater", config, kc, leader, logger });
+    const kubeEvents = serviceEventRecorder({ service: "bootimage-updater", config, kc, leader, logger, registry });
     const { runnable, updater, freshness } = bootImageUpdater({
       kc,
       kubeEvents: kubeEvents.recorder,

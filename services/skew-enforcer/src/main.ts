@@ -13,7 +13,7 @@ await runService({
   async wire({ config, logger, registry, readiness, bus, leader }) {
     const kc = await loadKubeAccess(config.KUBECONFIG);
     // Kubernetes Events on the ClusterVersion (upgrade blocked/allowed) and lagging pools, by the leader.
-    const kubeEvents = serviceEventRecorder({ service: "skew-enforcer", config, kc, leader, logger });
+    const kubeEvents = serviceEventRecorder({ service: "skew-enforcer", config, kc, leader, logger, registry });
     const { runnable, enforcer } = skewEnforcer({
       kc,
       kubeEvents: kubeEvents.recorder,
