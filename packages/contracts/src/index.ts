@@ -29,3 +29,5 @@ export * from "./lean-client.js";
 export * from "./lean-reader.js";
 export * from "./label-selector.js";
 export * from "./update-status-api.js";
+export * from "./cloudevents.js";
+export * from "./describe-event.js";

@@ -9,6 +9,7 @@ import * as kubeSim from "./kube-sim.js";
 import * as bootimages from "./bootimages.js";
 import * as sim from "./sim.js";
 import * as rehearse from "./rehearse.js";
+import * as events from "./events.js";
 
 // One line per subcommand module; each module exports `register(program)`.
 const modules: Array<{ register(program: Command): void }> = [
@@ -22,6 +23,7 @@ const modules: Array<{ register(program: Command): void }> = [
   bootimages,
   sim,
   rehearse,
+  events,
 ];
 
 export function registerCommands(program: Command): void {
