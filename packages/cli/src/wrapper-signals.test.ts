@@ -114,6 +114,16 @@ describe("scripts/lockstep.mjs passes stop signals to the CLI", () => {
     await stopsEverything(args, /all services ready/, 3, 90_000);
   }, 150_000);
 
+  it("ends by the signal that ended the CLI", async () => {
+    const run = startWrapper(["kube-sim", "serve"]);
+    runs.push(run);
+    await waitFor(() => /^http:\/\/127\.0\.0\.1:\d+$/m.test(run.out()), { timeoutMs: 30_000, what: "kube-sim serve to be ready", explain: () => run.out() });
+    const cli = (run.tree = descendants(run.child.pid!)).find((p) => cmdline(p).includes("main.js kube-sim serve"));
+    expect(cli, run.tree.map(cmdline).join(" | ")).toBeDefined();
+    process.kill(cli!, "SIGKILL");
+    expect(await run.exited).toEqual({ code: null, signal: "SIGKILL" });
+  }, 60_000);
+
   it("ends with the CLI's exit code", async () => {
     const run = startWrapper(["status", "--from-dir", "x"]);
     runs.push(run);
