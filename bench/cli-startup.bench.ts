@@ -56,7 +56,7 @@ async function startStandIn(): Promise<{ address: string; stop(): Promise<void> 
 }
 
 export async function benchCliStartup(): Promise<BenchResult[]> {
-  const runs = sized("BENCH_CLI_RUNS", 15, 2);
+  const runs = sized("BENCH_CLI_RUNS", 15, 1);
   const standIn = await startStandIn();
   const cases: Array<[string, string[]]> = [
     ["--help", [...CLI_NODE_FLAGS, mainJs, "--help"]],
