@@ -110,7 +110,7 @@ describe("scripts/lockstep.mjs passes stop signals to the CLI", () => {
   }, 60_000);
 
   it("SIGTERM to the wrapper of `up` ends the CLI, its nats-server and its service", async () => {
-    const args = ["up", "--kubeconfig", join(dir, "kc.yaml"), "--nats-cluster", "1", "--services", "watcher", "--run-dir", join(dir, "up")];
+    const args = ["up", "--kubeconfig", join(dir, "kc.yaml"), "--nats-cluster", "1", "--services", "watcher", "--free-ports", "--run-dir", join(dir, "up")];
     await stopsEverything(args, /all services ready/, 3, 90_000);
   }, 150_000);
 
