@@ -162,7 +162,11 @@ function productionTree(appRoot, revision, log) {
   step(["install", "--frozen-lockfile", "--prefer-offline", "--ignore-scripts"], "install");
   log("building the services (turbo, cached across builds)");
   step(["exec", "turbo", "run", "build", "--filter=./services/*...", `--cache-dir=${join(cacheDir(), "turbo")}`, "--output-logs=errors-only"], "build");
-  step(["install", "--frozen-lockfile", "--prefer-offline", "--ignore-scripts", "--prod"], "prune to production dependencies");
+  // A fresh production install of the services and the workspace packages they import: `install --prod` over
+  // the full install leaves the devDependencies' packages in node_modules/.pnpm.
+  log("installing the production dependencies of the services");
+  run("sh", ["-c", "find . -name node_modules -type d -prune -exec rm -rf {} +"], { cwd: app });
+  step(["install", "--frozen-lockfile", "--prefer-offline", "--ignore-scripts", "--prod", "--filter=./services/*..."], "production install");
   for (const p of PRUNE) run("sh", ["-c", `rm -rf ${p}`], { cwd: app });
   for (const f of VOLATILE) rmSync(join(app, f), { force: true });
   return app;
@@ -191,8 +195,9 @@ function iso(epoch) {
 }
 
 /** Builds everything into `out` (default dist/image); returns what it made. */
-export function buildImage({ out = join(REPO, "dist", "image"), log = (m) => console.error(`image: ${m}`) } = {}) {
+export function buildImage({ out = join(REPO, "dist", "image"), log: say = (m) => console.error(`image: ${m}`) } = {}) {
   const t0 = Date.now();
+  const log = (m) => say(`${((Date.now() - t0) / 1000).toFixed(1)}s ${m}`);
   const { revision, epoch, dirty } = commitInfo();
   if (dirty) log(`the work tree has uncommitted changes: the image is built from commit ${revision.slice(0, 12)} alone`);
   const rootPkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
