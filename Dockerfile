@@ -25,7 +25,7 @@ RUN pnpm exec turbo run build --filter='./services/*...'
 # would leave the devDependencies' packages in node_modules/.pnpm). No install scripts: the only one is the
 # root's postinstall (test tools); the services need none.
 RUN find . -name node_modules -type d -prune -exec rm -rf {} + \
- && pnpm install --frozen-lockfile --offline --ignore-scripts --prod --filter='./services/*...' \
+ && pnpm install --frozen-lockfile --offline --ignore-scripts --prod --filter='{./services/*}...' \
  && rm -rf .turbo .tools proto bench test deploy scripts packages/*/src services/*/src \
       packages/chart-test packages/kube-sim packages/cluster-sim packages/testing packages/cli packages/rehearse \
  && rm -f node_modules/.modules.yaml node_modules/.pnpm-workspace-state-v1.json node_modules/.pnpm/lock.yaml

@@ -166,7 +166,7 @@ function productionTree(appRoot, revision, log) {
   // the full install leaves the devDependencies' packages in node_modules/.pnpm.
   log("installing the production dependencies of the services");
   run("sh", ["-c", "find . -name node_modules -type d -prune -exec rm -rf {} +"], { cwd: app });
-  step(["install", "--frozen-lockfile", "--prefer-offline", "--ignore-scripts", "--prod", "--filter=./services/*..."], "production install");
+  step(["install", "--frozen-lockfile", "--prefer-offline", "--ignore-scripts", "--prod", "--filter={./services/*}..."], "production install");
   for (const p of PRUNE) run("sh", ["-c", `rm -rf ${p}`], { cwd: app });
   for (const f of VOLATILE) rmSync(join(app, f), { force: true });
   return app;

@@ -60,6 +60,8 @@ beforeAll(async () => {
     throw new Error("the image test needs root (it unpacks the image with its owners and runs each service with unshare and chroot as the pod's user): run `npm run test:image` as root");
   work = mkdtempSync(join(tmpdir(), "lockstep-image-test-"));
   image = buildImage({ out: join(work, "out"), log: () => {} });
+  // In the CI log: two builds of one commit must name the same digests.
+  console.info(`image ${image.reference} built in ${image.seconds} s; layers ${image.layers.map((l) => `${l.what} ${l.digest} ${l.size}`).join(", ")}`);
   const layout = join(work, "layout");
   mkdirSync(layout);
   sh("tar", ["-x", "-f", image.archive, "-C", layout]);
