@@ -170,6 +170,8 @@ function productionTree(appRoot, revision, log) {
   step(["install", "--frozen-lockfile", "--prefer-offline", "--ignore-scripts", "--prod", "--filter={./services/*}..."], "production install");
   for (const p of PRUNE) run("sh", ["-c", `rm -rf ${p}`], { cwd: app });
   for (const f of VOLATILE) rmSync(join(app, f), { force: true });
+  // pnpm's .bin shims name the absolute path of the build folder; nothing in the image runs them.
+  run("sh", ["-c", "find . -path '*/node_modules/.bin' -prune -exec rm -rf {} +"], { cwd: app });
   return app;
 }
 
