@@ -97,7 +97,7 @@ export function debianRootfs(log = () => {}) {
   mkdirSync(dirname(tmp), { recursive: true });
   run(
     "mmdebstrap",
-    ["--variant=essential", `--include=${DEBIAN_PACKAGES.join(",")}`, ...DPKG_OPTS.map((o) => `--dpkgopt=${o}`), DEBIAN_SUITE, tmp, sources],
+    ["--format=directory", "--variant=essential", `--include=${DEBIAN_PACKAGES.join(",")}`, ...DPKG_OPTS.map((o) => `--dpkgopt=${o}`), DEBIAN_SUITE, tmp, sources],
     { env: { ...process.env, SOURCE_DATE_EPOCH: String(ROOTFS_EPOCH) } },
   );
   scrubRootfs(tmp);
