@@ -94,7 +94,8 @@ export function debianRootfs(log = () => {}) {
   log(`building the Debian ${DEBIAN_SUITE} root file system with mmdebstrap (cached in ${dir})`);
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(dirname(tmp), { recursive: true });
+  // An existing empty folder: mmdebstrap's output is then a directory whatever the name says.
+  mkdirSync(tmp, { recursive: true });
   run(
     "mmdebstrap",
     ["--format=directory", "--variant=essential", `--include=${DEBIAN_PACKAGES.join(",")}`, ...DPKG_OPTS.map((o) => `--dpkgopt=${o}`), DEBIAN_SUITE, tmp, sources],
