@@ -37,6 +37,12 @@ describe("generated code", () => {
     for (const [path, text] of fresh) expect(committed.get(path), `src/gen/${path} is stale: run pnpm generate`).toBe(text);
   });
 
+  it("has a fresh descriptor set of proto/ for gRPC reflection (src/descriptor-set.gen.ts)", () => {
+    const out = join(tmp, "descriptor-set.gen.ts");
+    execFileSync(process.execPath, [join(pkg, "scripts", "descriptor-set.mjs"), out]);
+    expect(readFileSync(join(pkg, "src", "descriptor-set.gen.ts"), "utf8"), "src/descriptor-set.gen.ts is stale: run pnpm generate").toBe(readFileSync(out, "utf8"));
+  });
+
   it("passes buf lint", () => {
     execFileSync(join(bin, "buf"), ["lint"], { cwd: protoDir, stdio: "pipe" });
   });

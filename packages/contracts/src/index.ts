@@ -31,3 +31,4 @@ export * from "./label-selector.js";
 export * from "./update-status-api.js";
 export * from "./cloudevents.js";
 export * from "./describe-event.js";
+export * from "./descriptor-set.gen.js";

@@ -14,6 +14,7 @@ describe("parseConfig", () => {
         HTTP_PORT: 8080,
         GRPC_PORT: 9090,
         GRPC_TLS_REQUIRE_CLIENT_CERT: false,
+        GRPC_REFLECTION: true,
         NATS_URL: ["nats://127.0.0.1:4222"],
         NATS_REPLICAS: 1,
         SHUTDOWN_TIMEOUT: 25_000,

@@ -100,6 +100,7 @@ export const env = {
  * | GRPC_TLS_CERT, GRPC_TLS_KEY | PEM files; both or neither (neither = plaintext) | |
  * | GRPC_TLS_CA | PEM file of CAs trusted for client certificates | |
  * | GRPC_TLS_REQUIRE_CLIENT_CERT | mutual TLS; needs GRPC_TLS_CA | false |
+ * | GRPC_REFLECTION | answer gRPC server reflection (v1, v1alpha), so grpcurl and the like need no .proto files; about 16 MiB of resident memory | true |
  * | NATS_URL | comma-separated server URLs | required |
  * | NATS_CREDS_FILE / NATS_TOKEN / NATS_USER+NATS_PASSWORD | NATS auth, at most one kind | |
  * | NATS_REPLICAS | JetStream replicas of the event stream and the state bucket, 1..5 (more than 1 needs a JetStream cluster of at least that many servers; an existing stream is updated to it) | 1 |
@@ -121,6 +122,7 @@ export const baseConfigShape = {
   GRPC_TLS_KEY: env.string().optional(),
   GRPC_TLS_CA: env.string().optional(),
   GRPC_TLS_REQUIRE_CLIENT_CERT: env.bool().default(false),
+  GRPC_REFLECTION: env.bool().default(true),
   NATS_URL: env.list(),
   NATS_CREDS_FILE: env.string().optional(),
   NATS_TOKEN: env.string().optional(),

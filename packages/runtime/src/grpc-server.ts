@@ -4,6 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import * as grpc from "@grpc/grpc-js";
+import { loadFileDescriptorSetFromBuffer } from "@grpc/proto-loader";
+import { ReflectionService } from "@grpc/reflection";
 import { HealthImplementation } from "grpc-health-check";
 import type { Logger } from "pino";
 import { silentLogger } from "./logger.js";
@@ -34,6 +36,12 @@ export interface GrpcServerOptions {
   /** Passed to grpc-js, e.g. { "grpc.max_receive_message_length": ... }. */
   channelOptions?: grpc.ServerOptions;
   logger?: Logger;
+  /**
+   * A serialized FileDescriptorSet holding the registered services' protos: with it the server also
+   * answers gRPC server reflection (v1 and v1alpha), listing the services it serves, so generic
+   * clients (grpcurl, grpcui, Postman) call it without the .proto files.
+   */
+  reflection?: Uint8Array;
 }
 
 /** A running gRPC server. */
@@ -110,6 +118,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   for (const [definition, impl] of options.services) {
     server.addService(definition, impl as grpc.UntypedServiceImplementation);
     serviceNames.push(grpcServiceName(definition));
+  }
+  if (options.reflection) {
+    const definitions = loadFileDescriptorSetFromBuffer(Buffer.from(options.reflection), { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
+    new ReflectionService(definitions, { services: serviceNames }).addToServer(server);
   }
   const initial = (options.initiallyServing ?? true) ? "SERVING" : "NOT_SERVING";
   const health = new HealthImplementation(Object.fromEntries(["", ...serviceNames].map((n) => [n, initial])));

@@ -2,6 +2,7 @@
 // metrics endpoint, the gRPC server, and an orderly stop. A service's main.ts says only what is its
 // own: its config schema and how its parts are wired (`wire`).
 import { busOptionsFromConfig, type BusConnectionOptions } from "@lockstep/bus";
+import { FILE_DESCRIPTOR_SET_BASE64 } from "@lockstep/contracts";
 import {
   createLogger,
   createMetricsRegistry,
@@ -93,6 +94,7 @@ export async function startService<S extends z.ZodType<BaseConfig>>(spec: Servic
       tls: spec.grpcTls === false ? undefined : readTlsFiles(config),
       services: parts.grpc ?? [],
       ...(parts.grpcChannelOptions ? { channelOptions: parts.grpcChannelOptions } : {}),
+      ...(config.GRPC_REFLECTION ? { reflection: Buffer.from(FILE_DESCRIPTOR_SET_BASE64, "base64") } : {}),
       logger,
     });
   } catch (err) {
