@@ -7,6 +7,7 @@ import { stopOnAbort } from "@lockstep/runtime";
 import { runService } from "@lockstep/skeleton";
 import { readFileSync } from "node:fs";
 import { KubeNodeLookups } from "./admission/node-lookups.js";
+import { webhookRefusals } from "./admission/refusal-metrics.js";
 import { startLeaseWebhook } from "./admission/webhook.js";
 import { KubeReviewer } from "./auth/kube-reviews.js";
 import { LeaseAuth } from "./auth/lease-auth.js";
@@ -70,6 +71,7 @@ await runService({
             classify: classifyOptionsOf(config),
             onBreakGlass: (node, message) => lc.auditBreakGlass(node, message),
             onWarning: (node, code, message) => lc.auditBreakGlass(node, message, code),
+            onRefused: webhookRefusals(registry),
           })
         : undefined;
 

@@ -37,6 +37,8 @@ export interface LeaseWebhookOptions {
   /** A disruption let through with a warning (ADMISSION_POD_DELETE=Warn), for the event log. */
   onWarning?(node: string, code: string, message: string): void;
   onReview?(outcome: ReviewOutcome, seconds: number): void;
+  /** A disruptive request refused (lockstep_webhook_refusals_total). */
+  onRefused?(username: string, operation: string): void;
   clock?: () => number;
 }
 
@@ -121,6 +123,7 @@ export async function startLeaseWebhook(o: LeaseWebhookOptions): Promise<LeaseWe
     const v = found.podDelete ? podDeleteVerdict(judged, podDeleter(req.userInfo, found.node, o.actsFor), classifyOptions.podDelete) : judged;
     if (!v.allowed) {
       o.logger.info({ node: found.node, user: req.userInfo.username, resource: req.resource, subResource: req.subResource, name: req.name, dryRun: req.dryRun }, "admission refused: node leased by another holder");
+      o.onRefused?.(req.userInfo.username, found.operation);
       return { outcome: "refused", answer: admissionResponse(req.uid, { allowed: false, message: v.message }) };
     }
     if ("warning" in v) {
