@@ -5,10 +5,8 @@
 import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OperationType } from "@lockstep/contracts";
-import { acquire, startWorld, type World } from "../test-harness.js";
+import { startWorld, type World } from "../test-harness.js";
 import { BUDGET_ALLOWED_METRIC, BUDGET_DISRUPTED_METRIC } from "./budget-metrics.js";
-import { OLDEST_HELD_METRIC } from "./lease-metrics.js";
 
 let world: World;
 const merge = () => setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
@@ -75,15 +73,5 @@ describe("budget status from node changes", () => {
     await world.core.deleteNode({ name: "w1" });
     await expectStatus("workers", { members: 2, disruptedNodes: [] });
     await expectStatus("rack-r1", { members: 2, disruptedNodes: [] });
-  });
-
-  it("puts the oldest held lease per operation on /metrics, from the replica's lease index", async () => {
-    expect(await sample(OLDEST_HELD_METRIC, 'operation="Maintenance"')).toBe(0);
-    const res = await acquire(world.replicas[0]!.client, { node: "w2", holder: "alice", operation: OperationType.OPERATION_TYPE_MAINTENANCE, durationSeconds: 600 });
-    expect(res.granted).toBe(true);
-    // The lease's age counts from its acquireTime: soon above 0, and well below its duration.
-    await waitFor(async () => (await sample(OLDEST_HELD_METRIC, 'operation="Maintenance"')) > 0, { what: "a Maintenance hold on /metrics" });
-    expect(await sample(OLDEST_HELD_METRIC, 'operation="Maintenance"')).toBeLessThan(600);
-    expect(await sample(OLDEST_HELD_METRIC, 'operation="Update"')).toBe(0);
   });
 });
