@@ -50,6 +50,13 @@ const FIGURES: Record<string, RegExp[]> = {
     ]),
     /^failover\s+watcher: SIGKILL of the leader → a consumer receives the new leader's heartbeat, max/m,
   ],
+  "cli-startup": [
+    /^cli-startup\s+--help: wall p50 \(\d+ runs\)\s+\S+\s+ms\s+<= 200\s+(MET|MISSED)$/m,
+    ...["--help", "status --from-dir \\(offline\\)", "status \\(live, one RenderStatus\\)", "--help via scripts/lockstep.mjs"].flatMap((c) => [
+      new RegExp(`^cli-startup\\s+${c}: wall p50`, "m"),
+      new RegExp(`^cli-startup\\s+${c}: peak RSS p50`, "m"),
+    ]),
+  ],
 };
 
 describe("pnpm bench, quick mode", () => {

@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { join } from "node:path";
+import { benchCliStartup } from "./cli-startup.bench.js";
 import { benchClusterSim } from "./cluster-sim-scale.js";
 import { benchFailover } from "./failover.bench.js";
 import { benchKubeSim } from "./kube-sim.bench.js";
@@ -30,6 +31,7 @@ const benches: Array<[string, () => Promise<BenchResult[]>]> = [
   // own latency beside the figure with the harness competing for the two cores; a smoke run skips it.
   ["system", async () => [...(await benchSystem()), ...(QUICK ? [] : await benchSystem({ niceHarness: true }))]],
   ["failover", benchFailover],
+  ["cli-startup", benchCliStartup],
 ];
 
 const only = process.argv.slice(2).filter((a) => a !== "--");

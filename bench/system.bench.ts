@@ -53,6 +53,9 @@ import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
 import { loopWindow, scrapeLoop, type LoopWindow } from "./lib/loop-health.js";
 import { installUpdateApiCrds, writerCounters, type WriterCounters } from "./lib/update-api.js";
 
+/** The services' Event-write counter (packages/skeleton/src/service-events.ts, KUBE_EVENT_WRITES_METRIC). */
+const KUBE_EVENT_WRITES_METRIC = "lockstep_kube_event_writes_total";
+
 const WORKERS = sized("BENCH_WORKERS", 10_000, 100);
 const SCALES = (process.env.BENCH_SCALES ?? (QUICK ? "1,10,60" : "1,10,20,30,45,60,90,120")).split(",").map(Number);
 const WINDOW = { oneX: sized("BENCH_WINDOW_1X_S", 180, 2), simulated: sized("BENCH_SIM_WINDOW_S", 900, 15), min: sized("BENCH_MIN_WINDOW_S", 10, 1.5) };
@@ -90,6 +93,8 @@ function chartNodeOptions(): Record<ServiceName, string> {
 interface Step extends LadderStep {
   windowS: number;
   changes: number;
+  /** Kubernetes Event API calls (creates and series patches) of every service in the window. */
+  eventWrites: number;
   probes: number;
   p50: number;
   /** Worker nodes on the step's new config when its window closed. */
@@ -217,6 +222,15 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
     const probeNodes = (sim.poolMembers().get("probe") ?? []).map((n) => n.metadata!.name!);
     const cordoned = new Map<string, boolean>();
     const aggregatorMetrics = `http://127.0.0.1:${ports["status-aggregator"]!.http}/metrics`;
+    // Kubernetes Event writes (issue 31) of the services that record Events, from their /metrics.
+    const kubeEventWrites = async (): Promise<number> => {
+      let sum = 0;
+      for (const svc of ["lease-coordinator", "skew-enforcer", "bootimage-updater"] as const) {
+        const text = await (await fetch(`http://127.0.0.1:${ports[svc]!.http}/metrics`)).text();
+        for (const m of text.matchAll(new RegExp(`^${KUBE_EVENT_WRITES_METRIC}\\{[^}]*\\} (\\S+)$`, "gm"))) sum += Number(m[1]);
+      }
+      return sum;
+    };
     let apiPopulateS = 0;
     let apiPopulatedRss = { now: 0, peak: 0 };
     if (UPDATE_API) {
@@ -285,6 +299,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       // This scrape also resets each service's event-loop histogram: the window's own figures follow.
       const loop0 = await scrapeAll();
       const cpu0 = cpuNow();
+      const events0 = await kubeEventWrites();
       const changes0 = nodeChanges.total;
       const lat: number[] = [];
       const latToKv: number[] = [];
@@ -316,6 +331,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       const cpu1 = cpuNow();
       const loop1 = await scrapeAll();
       const changes = nodeChanges.total - changes0;
+      const eventWrites = (await kubeEventWrites()) - events0;
       const target = workerTarget();
       const moved = (sim.poolMembers().get("worker") ?? []).filter((n) => n.metadata?.annotations?.["machineconfiguration.openshift.io/currentConfig"] === target).length;
       const s = summary(lat);
@@ -325,6 +341,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
         scale,
         windowS: seconds,
         changes,
+        eventWrites,
         rate: changes / seconds,
         probes: lat.length,
         p50: s.p50,
@@ -384,6 +401,10 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
     out.push({ bench: b, metric: `capacity: highest node-change rate with insight p99 <= ${TARGET_MS} ms (${cap ? `${cap.scale}x step` : "no step met it"})`, value: cap?.rate ?? 0, unit: "changes/s" });
     out.push({ bench: b, metric: "headroom: capacity ÷ the 1x rate", value: cap && realistic ? cap.rate / realistic.rate : 0, unit: "×" });
     // Where the CPU goes per node change, at the capacity step (or the first step when none met it).
+    for (const st of steps) {
+      const perChange = st.changes > 0 ? st.eventWrites / st.changes : 0;
+      out.push({ bench: b, metric: `Kubernetes Event writes per node change at ${st.scale}x (${st.eventWrites} writes, ${st.changes} changes)`, value: perChange, unit: "writes", target: "<= 0.1", ok: perChange <= 0.1 });
+    }
     const at = cap ?? steps[0];
     if (at) {
       for (const [part, sec] of at.cpu) {

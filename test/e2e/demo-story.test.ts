@@ -4,16 +4,23 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { closeBus, connectBus } from "@lockstep/bus";
 import { MCO_CONTROLLER_SA, serviceAccountUser } from "@lockstep/cluster-sim";
 import { ADMIN, Clients, DEMO_SPEC, EventLog, runStory, startEnvironment, STEPS, storyState } from "@lockstep/demo";
+import { kubectlRunner } from "@lockstep/testing";
 import { describe, expect, it } from "vitest";
 
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
+/** The project's own kubectl (scripts/tools.mjs puts it in .tools/). */
+const KUBECTL = fileURLToPath(new URL("../../.tools/kubectl", import.meta.url));
+
+async function waitFor(check: () => boolean, timeoutMs: number, refresh?: () => Promise<void>): Promise<void> {
   const end = Date.now() + timeoutMs;
+  await refresh?.();
   while (!check()) {
     if (Date.now() > end) throw new Error("timed out");
     await new Promise((r) => setTimeout(r, 250));
+    await refresh?.();
   }
 }
 
@@ -67,6 +74,29 @@ describe("whole system: the demo's story", () => {
         expect(events.count("bootimage.updated", (m) => m.machineSet?.name === ms.metadata.name), ms.metadata.name).toBe(1);
         const scale = await clients.call(clients.skew, clients.skew.checkScaleUp, { namespace: ms.metadata.namespace, machineSet: ms.metadata.name });
         expect(scale, ms.metadata.name).toMatchObject({ allowed: true });
+      }
+
+      // Kubernetes Events (issue 31), through real kubectl: on the maintained Node one folded
+      // Event for the MCO's refused updates naming the holder, a lease Event for the admin's
+      // maintenance; upgrade blocked on the ClusterVersion; boot images on the MachineSets.
+      // (kube-sim keeps events.k8s.io/v1 Events apart from core/v1 ones, so they are asked for by group.)
+      const kubectl = kubectlRunner(() => KUBECTL, () => env.kubeconfigPath);
+      type KubeEvent = { reason: string; note: string; regarding: { kind: string; name: string; namespace?: string }; series?: { count: number }; reportingController: string };
+      let kubeEvents: KubeEvent[] = [];
+      const refusedOnNode = () => kubeEvents.find((e) => e.reason === "UpdateRefused" && e.regarding.name === maintenanceNode && e.note.includes(mcc) && (e.series?.count ?? 1) > 1);
+      // Repeats reach an Event's series at the recorder's next flush (seconds): wait for it.
+      await waitFor(() => refusedOnNode() !== undefined, 60_000, async () => {
+        kubeEvents = JSON.parse(await kubectl.ok("get", "events.v1.events.k8s.io", "--all-namespaces", "-o", "json")).items;
+      }).catch(() => {});
+      const refused = refusedOnNode();
+      expect(refused, JSON.stringify(kubeEvents.filter((e) => e.regarding.name === maintenanceNode))).toBeDefined();
+      expect(refused!.note).toContain(ADMIN);
+      expect(refused!.reportingController).toBe("lockstep.io/lease-coordinator");
+      expect(kubeEvents.filter((e) => e.reason === "UpdateRefused" && e.regarding.name === maintenanceNode && e.note === refused!.note)).toHaveLength(1);
+      expect(kubeEvents.some((e) => e.reason === "LeaseGranted" && e.regarding.kind === "Node" && e.regarding.name === maintenanceNode && e.note.includes(ADMIN))).toBe(true);
+      expect(kubeEvents.some((e) => e.reason === "UpgradeBlocked" && e.regarding.kind === "ClusterVersion" && e.reportingController === "lockstep.io/skew-enforcer")).toBe(true);
+      for (const ms of machineSets) {
+        expect(kubeEvents.some((e) => e.reason === "BootImagePatched" && e.regarding.kind === "MachineSet" && e.regarding.name === ms.metadata.name && e.regarding.namespace === ms.metadata.namespace), ms.metadata.name).toBe(true);
       }
     } finally {
       abort.abort();

@@ -80,9 +80,9 @@ describe("freshness, fail closed", () => {
         expect(res.deniedReason).toMatch(STALE);
       }
 
-      // `lockstep status` still answers, and says its view is old.
+      // `lockstep status` still answers, says its view is old, and exits 3 so no script takes it as current.
       const status = spawnSync(process.execPath, [CLI, "status", "--server", t.env.system.grpcAddress("status-aggregator")], { encoding: "utf8" });
-      expect(status.status).toBe(0);
+      expect(status.status).toBe(3);
       expect(status.stderr).toMatch(/^warning: Lockstep's view of the cluster is \d+ s old \(the watcher has not been heard from\); what follows may be out of date$/m);
       expect(status.stdout).not.toContain("warning:");
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { encode, HEADER_MSG_ID, HEADER_TYPE, type EventMeta, type EventType } from "@lockstep/contracts";
+import { cloudEventHeaders, cloudEventSubject, encode, HEADER_MSG_ID, HEADER_TYPE, type EventMeta, type EventType } from "@lockstep/contracts";
 import { JetStreamPublisher, type PubAck } from "./jetstream-publisher.js";
 
 export interface PublishOptions {
@@ -11,11 +11,21 @@ export interface PublishOptions {
 
 type WithMeta = { meta?: EventMeta };
 
-/** Publishes typed events to the event stream with the type header and a de-duplication id. */
+/** Told of every event once the stream has it (e.g. to record it as a Kubernetes Event). */
+export type PublishedObserver = (type: EventType<unknown>, message: unknown) => void;
+
+/**
+ * Publishes typed events to the event stream with the type header, a de-duplication id and the
+ * CloudEvents binary-mode headers (contracts' cloudevents.ts).
+ */
 export class EventPublisher {
   private readonly js: JetStreamPublisher;
 
-  constructor(nc: NatsConnection, private readonly source: string) {
+  constructor(
+    nc: NatsConnection,
+    private readonly source: string,
+    private readonly observe?: PublishedObserver,
+  ) {
     this.js = new JetStreamPublisher(nc);
   }
 
@@ -29,7 +39,12 @@ export class EventPublisher {
       object: message.meta?.object,
       correlationId: message.meta?.correlationId ?? "",
     };
-    return this.js.publish(type.subject, encode(type.codec, { ...message, meta }), { msgId: id, headers: { [HEADER_TYPE]: type.typeName } });
+    const full = { ...message, meta };
+    const ce = cloudEventHeaders(type, { id, source: meta.source, time: meta.occurredAt ?? new Date(), subject: cloudEventSubject(full) });
+    const ack = await this.js.publish(type.subject, encode(type.codec, full), { msgId: id, headers: { ...ce, [HEADER_TYPE]: type.typeName } });
+    // A repeat id is the same fact again: observed once.
+    if (!ack.duplicate) this.observe?.(type as EventType<unknown>, full);
+    return ack;
   }
 }
 

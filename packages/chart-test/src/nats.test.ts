@@ -24,7 +24,7 @@ type Service = (typeof SERVICES)[number];
 /** The facts each service publishes (its code: EventPublisher calls; DESIGN.md's service table). */
 const OWN_EVENTS: Record<Service, Array<EventType<any>>> = {
   watcher: [],
-  "lease-coordinator": [Events.leaseGranted, Events.leaseDenied, Events.leaseReleased, Events.leaseExpired, Events.leasePreempted, Events.warningRaised],
+  "lease-coordinator": [Events.leaseGranted, Events.leaseDenied, Events.leaseReleased, Events.leaseExpired, Events.leasePreempted, Events.leasePreemptionWithdrawn, Events.warningRaised],
   "skew-enforcer": [Events.skewEvaluated, Events.upgradeableChanged, Events.updateCompleted],
   "bootimage-updater": [Events.bootImageUpdated, Events.bootImageSkipped, Events.bootImageUpdateFailed],
   "status-aggregator": [Events.insightChanged],

@@ -32,9 +32,14 @@ const grants = (svc: string) => grantsOf(manifests, { name: `lockstep-${svc}`, n
 const ELECTION_CALLS = ["get", "create", "update"].map((verb) => tripleKey({ group: "coordination.k8s.io", resource: "leases", verb }));
 /** A grant of the service's leader-election Role: Leases in the release namespace (ha.test.ts checks it exactly). */
 const election = (g: Grant) => g.group === "coordination.k8s.io" && g.resource === "leases" && g.namespace === NAMESPACE;
+/** What packages/kube's EventRecorder calls, for a service whose code builds one (the skeleton's serviceEventRecorder). */
+const EVENT_CALLS = ["create", "patch"].map((verb) => tripleKey({ group: "events.k8s.io", resource: "events", verb }));
+const recordsEvents = (files: Record<string, string>) => Object.values(files).some((text) => /\bserviceEventRecorder\(/.test(text));
 
 describe.each(SERVICES)("%s", (svc) => {
-  const scan = scanSources(sources(svc), Resources);
+  const files = sources(svc);
+  const scan = scanSources(files, Resources);
+  const library = [...ELECTION_CALLS, ...(recordsEvents(files) ? EVENT_CALLS : [])];
 
   it("makes only API calls the scanner can resolve", () => {
     expect(scan.unresolved).toEqual([]);
@@ -43,9 +48,11 @@ describe.each(SERVICES)("%s", (svc) => {
   it("is granted exactly the (apiGroup, resource, verb) its code uses", () => {
     // Every service runs the skeleton's leader election (packages/skeleton/src/leader.ts, outside the
     // scanned sources): get, create and update on its Lease.
-    const code = new Set([...scan.calls.map(tripleKey), ...ELECTION_CALLS]);
+    // A service that records Kubernetes Events creates and patches them through packages/kube's EventRecorder.
+    const code = new Set([...scan.calls.map(tripleKey), ...library]);
     const chart = new Set(grants(svc).map(tripleKey));
-    const where = (k: string) => (ELECTION_CALLS.includes(k) ? ["the skeleton's leader election"] : scan.calls.filter((c) => tripleKey(c) === k).map((c) => `${c.call} at ${c.file}:${c.line}`));
+    const where = (k: string) =>
+      ELECTION_CALLS.includes(k) ? ["the skeleton's leader election"] : EVENT_CALLS.includes(k) ? ["the skeleton's serviceEventRecorder"] : scan.calls.filter((c) => tripleKey(c) === k).map((c) => `${c.call} at ${c.file}:${c.line}`);
     const missing = [...code].filter((k) => !chart.has(k)).map((k) => `${k} (called by ${where(k).join(", ")})`);
     const extra = [...chart].filter((k) => !code.has(k));
     expect({ missing, extra }).toEqual({ missing: [], extra: [] });

@@ -7,7 +7,6 @@ import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 import { checkServerIdentity } from "node:tls";
 import { credentials, Metadata, type ChannelCredentials } from "@grpc/grpc-js";
-import { loadKubeAccess } from "@lockstep/kube";
 import { CliError, EXIT } from "./exit-codes.js";
 
 /** Flags every command that calls a service accepts. */
@@ -54,6 +53,8 @@ export async function callerToken(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   if (env.LOCKSTEP_TOKEN) return env.LOCKSTEP_TOKEN;
   if (!flags.kubeconfig && !defaultKubeconfigExists(env)) return undefined;
   try {
+    // The Kubernetes client is loaded only when a token must come from a kubeconfig (it is most of a start-up).
+    const { loadKubeAccess } = await import("@lockstep/kube");
     const access = await loadKubeAccess(flags.kubeconfig, env);
     const opts: { headers?: Record<string, string> } = {};
     await access.applyToHTTPSOptions(opts);

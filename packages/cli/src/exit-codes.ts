@@ -6,10 +6,25 @@
 // | 0 | done |
 // | 1 | failed: a server fault or anything unexpected |
 // | 2 | usage: unknown command or option, bad argument |
-// | 3 | refused: a lease denied, a release or renew refused, an upgrade blocked |
+// | 3 | refused: a lease denied, a release or renew refused, an upgrade blocked, a `status` answered from a stale view |
 // | 4 | unreachable: the server did not answer (down, wrong address, timed out, still starting) |
 // | 5 | not allowed: not authenticated, or not authorized for that operation |
-import { status as GrpcStatus, type ServiceError } from "@grpc/grpc-js";
+import type { ServiceError } from "@grpc/grpc-js";
+
+/**
+ * gRPC status codes (grpc.io "Status codes", fixed by the protocol), here rather than grpc-js's
+ * `status` enum so that every command, `--help` included, can load this module without loading grpc-js.
+ */
+const GrpcStatus = {
+  DEADLINE_EXCEEDED: 4,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  OUT_OF_RANGE: 11,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+  INVALID_ARGUMENT: 3,
+} as const;
 
 export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, REFUSED: 3, UNREACHABLE: 4, NOT_ALLOWED: 5 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `lockstep` command. Each subcommand lives in its own module under commands/.
+// The `lockstep` command. Each subcommand lives in its own module under commands/, imported only
+// when it runs (commands/index.ts), so a command starts in the time its own imports take.
 import { Command, CommanderError } from "commander";
 import { registerCommands } from "./commands/index.js";
 import { CliError, EXIT } from "./exit-codes.js";
@@ -9,9 +10,8 @@ const program = new Command("lockstep")
   .showHelpAfterError()
   .exitOverride();
 
-registerCommands(program);
-
 try {
+  await registerCommands(program, process.argv.slice(2));
   await program.parseAsync(process.argv);
 } catch (err) {
   // Help and --version end with 0; every other commander error is a usage error (its message is out already).

@@ -17,7 +17,7 @@ import { review, tokenRequest, type ReviewContext } from "./reviews.js";
 import type { Route } from "./router.js";
 import { parseFieldSelector, parseLabelSelector, type Filter } from "./selectors.js";
 import { entryJson, type DeleteOptions, type DeleteResult, type Entry, type Store, type WriteResult } from "./store.js";
-import { apiVersionOf, splitApiVersion, type KubeObject, type ResourceType } from "./types.js";
+import { apiVersionOf, hasStatusSubresource, splitApiVersion, type KubeObject, type ResourceType } from "./types.js";
 import { startStream, WatchStream, writeErrorEvent } from "./watch-stream.js";
 
 export type ResourceRoute = Extract<Route, { kind: "resource" }>;
@@ -192,6 +192,7 @@ export async function handleResource(
   const dryRun = query.get("dryRun") === "All";
   const sub = r.subresource;
   if (sub && !t.subresources.includes(sub)) throw notFoundPath();
+  if (sub === "status" && !hasStatusSubresource(t, r.version)) throw notFoundPath();
 
   if (t.createOnly) {
     if (r.name || method !== "POST") throw methodNotAllowed();

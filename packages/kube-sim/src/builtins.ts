@@ -1,5 +1,5 @@
 // The static part of the type table: the built-in types Lockstep needs (kube-api.md §4 flags).
-import { badRequest, fieldInvalid, type FieldError } from "./errors.js";
+import { badRequest, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from "./errors.js";
 import { bindingHooks, roleHooks } from "./rbac-validation.js";
 import { ADMISSION_GROUP, validatingWebhookConfigurationHooks } from "./webhook-config.js";
 import { resourceType, type FieldGetter, type KubeObject, type ResourceType, type TypeHooks } from "./types.js";
@@ -35,6 +35,53 @@ const eventFields: Record<string, FieldGetter> = {
   reportingComponent: (o) => str(o.reportingComponent),
   source: (o) => str(o.source?.component),
   type: (o) => str(o.type),
+};
+
+// events.k8s.io/v1 Events: their own store here (a real server keeps one store for both Event APIs;
+// kube-sim serves each on its own, which is all Lockstep's recorder and `kubectl get
+// events.events.k8s.io` need).
+const eventsV1Fields: Record<string, FieldGetter> = {
+  "regarding.kind": (o) => str(o.regarding?.kind),
+  "regarding.namespace": (o) => str(o.regarding?.namespace),
+  "regarding.name": (o) => str(o.regarding?.name),
+  "regarding.uid": (o) => str(o.regarding?.uid),
+  "regarding.apiVersion": (o) => str(o.regarding?.apiVersion),
+  reason: (o) => str(o.reason),
+  reportingController: (o) => str(o.reportingController),
+  type: (o) => str(o.type),
+};
+
+/** events.k8s.io/v1 validation (ValidateEventCreate/Update for v1): what a writer most often gets wrong. */
+const eventsV1Hooks: TypeHooks = {
+  checkBody(obj) {
+    for (const f of ["eventTime"]) {
+      const v = obj[f];
+      if (v === undefined || v === null) continue;
+      if (typeof v !== "string" || !MICRO_TIME.test(v)) {
+        const text = String(v);
+        throw badRequest(
+          `Event in version "v1" cannot be handled as a Event: parsing time ${JSON.stringify(text)} as "2006-01-02T15:04:05.000000Z07:00": cannot parse ${JSON.stringify(text.slice(19))} as ".000000"`,
+        );
+      }
+    }
+  },
+  validate(obj, old) {
+    const errs: FieldError[] = [];
+    if (!obj.eventTime) errs.push(fieldRequired("eventTime", ""));
+    for (const f of ["reportingController", "reportingInstance", "action", "reason"]) if (!obj[f]) errs.push(fieldRequired(f, ""));
+    if (obj.type !== "Normal" && obj.type !== "Warning") errs.push(fieldNotSupported("type", obj.type ?? "", ["Normal", "Warning"]));
+    if (typeof obj.note === "string" && Buffer.byteLength(obj.note) > 1024) errs.push(fieldInvalid("note", "", "can have at most 1024 characters"));
+    if (obj.series) {
+      if (!(obj.series.count >= 2)) errs.push(fieldInvalid("series.count", obj.series.count, "should be at least 2"));
+      if (!obj.series.lastObservedTime) errs.push(fieldRequired("series.lastObservedTime", ""));
+    }
+    if (old) {
+      for (const f of ["reportingController", "reportingInstance", "action", "reason", "type", "note"])
+        if (JSON.stringify(obj[f]) !== JSON.stringify(old[f])) errs.push(fieldInvalid(f, obj[f], "field is immutable"));
+      if (JSON.stringify(obj.regarding) !== JSON.stringify(old.regarding)) errs.push(fieldInvalid("regarding", obj.regarding, "field is immutable"));
+    }
+    return errs;
+  },
 };
 
 const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}(Z|[+-]\d\d:\d\d)$/;
@@ -138,6 +185,7 @@ export function builtinTypes(): ResourceType[] {
     }),
     builtin({ group: "", plural: "serviceaccounts", singular: "serviceaccount", kind: "ServiceAccount", namespaced: true, shortNames: ["sa"], subresources: ["token"] }),
     builtin({ group: "", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"], fields: eventFields }),
+    builtin({ group: "events.k8s.io", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"], fields: eventsV1Fields, hooks: eventsV1Hooks }),
     // Stored only (no cluster IPs, endpoints, ReplicaSets or pods): what `helm install` of a chart
     // with them needs, e.g. Lockstep's own.
     builtin({ group: "", plural: "services", singular: "service", kind: "Service", namespaced: true, shortNames: ["svc"], categories: ["all"], subresources: ["status"], statusSubresource: true }),

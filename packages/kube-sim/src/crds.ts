@@ -34,10 +34,11 @@ export function crdToType(crd: KubeObject): ResourceType {
   const schemas: Record<string, Schema | undefined> = {};
   const printerColumns: Record<string, PrinterColumn[] | undefined> = {};
   let status = false;
+  const statusVersions: string[] = [];
   for (const v of versions) {
     schemas[v.name] = v.schema?.openAPIV3Schema;
     printerColumns[v.name] = Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : undefined;
-    if (v.subresources?.status) status = true;
+    if (v.subresources?.status) (status = true), statusVersions.push(v.name);
     for (const f of v.selectableFields ?? []) {
       const path = f.jsonPath.replace(/^\./, "").split(".");
       fields[path.join(".")] = (o) => {
@@ -61,6 +62,7 @@ export function crdToType(crd: KubeObject): ResourceType {
     verbs: ALL_VERBS,
     subresources: status ? ["status"] : [],
     statusSubresource: status,
+    statusVersions,
     generation: true,
     unconditionalUpdate: false,
     createOnUpdate: false,

@@ -5,6 +5,7 @@ export { type ServiceReference, type ValidatingWebhook } from "./webhook-config.
 export { Store, type Entry, type ListQuery, type ListResult, type DeleteOptions, type Watcher, type EventType } from "./store.js";
 export { Faults, parseFaultSpec, parseDuration, mergeFaults, type FaultConfig, type ErrorRule } from "./faults.js";
 export { kubeconfigYaml, kubeConfigFor, kubeConfigOptions, writeKubeconfig } from "./kubeconfig.js";
+export { generateServingTls, subjectAltNames, type ServingTls } from "./tls.js";
 export { crdsDir, lockstepCrdsDir, openshiftCrdsDir, medik8sCrdsDir, medik8sCrdManifests, crdManifests, installCrdSet, type CrdSet } from "./openshift.js";
 export { parseObjects, dumpList } from "./load.js";
 export { KubeError, type StatusBody } from "./errors.js";

@@ -1,6 +1,7 @@
 // The kube-sim process: a node:http server on loopback wiring auth, faults, discovery, the admin
 // endpoints and the resource API around one Store.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { Socket } from "node:net";
 import { Admission, type AdmissionCall, type AdmissionOptions } from "./admission.js";
 import { handleResource, verbOf, type ApiContext } from "./api.js";
@@ -79,6 +80,13 @@ export interface KubeSimOptions {
   webhookServiceResolver?: AdmissionOptions["webhookServiceResolver"];
   /** The same as a map, `"namespace/name"` or `"namespace/name:port"` → base URL. */
   webhookServices?: AdmissionOptions["webhookServices"];
+  /**
+   * Serve HTTPS with this certificate and key (PEM; `generateServingTls()` makes a set); `ca` goes
+   * into the kubeconfig as certificate-authority-data. Default: plain HTTP. Real kubectl and
+   * client-go send bearer tokens only over HTTPS, so use it whenever `token` or `users` are set and
+   * such clients connect.
+   */
+  tls?: { cert: string | Buffer; key: string | Buffer; ca: string | Buffer };
 }
 
 /** The validating admission webhooks kube-sim calls, and a record of every call. */
@@ -96,6 +104,8 @@ export interface KubeSim {
   readonly url: string;
   readonly port: number;
   readonly token: string | undefined;
+  /** PEM of the CA clients verify an HTTPS kube-sim against; undefined over plain HTTP. */
+  readonly ca: string | undefined;
   /** The store: the same write path as the HTTP API (seeding, assertions, direct writes). */
   readonly store: Store;
   /** Fault injection, changeable at run time. */
@@ -184,6 +194,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     url: "",
     port: 0,
     token: opts.token ?? opts.users?.[0]?.token,
+    ca: opts.tls ? String(opts.tls.ca) : undefined,
     store,
     faults,
     admission: ctx.admission!,
@@ -395,7 +406,11 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     }
   };
 
-  const server: Server = createServer({ keepAlive: true, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => void handler(req, res));
+  const serverOptions = { keepAlive: true, requestTimeout: 0, headersTimeout: 60_000 };
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => void handler(req, res);
+  const server: Server | HttpsServer = opts.tls
+    ? createHttpsServer({ ...serverOptions, cert: opts.tls.cert, key: opts.tls.key }, onRequest)
+    : createServer(serverOptions, onRequest);
   server.keepAliveTimeout = 65_000;
   server.on("connection", (s: Socket) => {
     s.setNoDelay(true);
@@ -418,7 +433,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   });
   const addr = server.address();
   port = typeof addr === "object" && addr ? addr.port : port;
-  (sim as { url: string }).url = `http://${host}:${port}`;
+  (sim as { url: string }).url = `${opts.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
   (sim as { port: number }).port = port;
 
   const bookmarkTimer = setInterval(() => {

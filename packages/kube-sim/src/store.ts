@@ -26,7 +26,7 @@ import { jsonPatch, mergePatch, PATCH_TYPES, strategicMerge } from "./patch.js";
 import { Registry } from "./registry.js";
 import { uuidFrom, type Rng } from "./rng.js";
 import { matchesFilter, type Filter } from "./selectors.js";
-import { apiVersionOf, splitApiVersion, type KubeObject, type ResourceType } from "./types.js";
+import { apiVersionOf, hasStatusSubresource, splitApiVersion, type KubeObject, type ResourceType } from "./types.js";
 
 export type EventType = "ADDED" | "MODIFIED" | "DELETED";
 
@@ -483,7 +483,8 @@ export class Store {
     delete meta.deletionGracePeriodSeconds;
     if (t.generation) meta.generation = 1;
     else delete meta.generation;
-    if (t.statusSubresource && t.custom) delete obj.status;
+    // Only where status is a subresource; a CRD version without it keeps status like any field.
+    if (t.custom && hasStatusSubresource(t, obj.apiVersion)) delete obj.status;
     t.hooks?.prepareForCreate?.(obj);
     const errs = t.hooks?.validate?.(obj, undefined) ?? [];
     if (errs.length) throw invalid(t, meta.name!, errs);
@@ -604,7 +605,8 @@ export class Store {
       setOrDelete(m, "generation", om.generation);
       delete m.managedFields;
       delete m.selfLink;
-      if (t.statusSubresource) {
+      const statusIsSubresource = hasStatusSubresource(t, next.apiVersion);
+      if (statusIsSubresource) {
         if (o.status === undefined) delete next.status;
         else next.status = clone(o.status);
       }
@@ -619,7 +621,7 @@ export class Store {
       const errs: FieldError[] = t.hooks?.validate?.(next, o) ?? [];
       if (m.finalizers !== undefined && !Array.isArray(m.finalizers)) errs.push(fieldInvalid("metadata.finalizers", m.finalizers, "must be a list"));
       if (errs.length) throw invalid(t, om.name!, errs);
-      if (t.generation && specChanged(o, next, t.statusSubresource)) m.generation = (om.generation ?? 0) + 1;
+      if (t.generation && specChanged(o, next, statusIsSubresource)) m.generation = (om.generation ?? 0) + 1;
       if (Array.isArray(m.finalizers) && m.finalizers.length === 0) delete m.finalizers;
       if (m.labels && Object.keys(m.labels).length === 0) delete m.labels;
       if (m.annotations && Object.keys(m.annotations).length === 0) delete m.annotations;

@@ -55,6 +55,11 @@ export interface ResourceType {
   /** Subresources for discovery and routing, e.g. ["status"], ["status", "eviction"]. */
   subresources: string[];
   statusSubresource: boolean;
+  /**
+   * CRDs: the versions whose schema declares the status subresource (it is per version there); a
+   * version without it treats status as an ordinary field, as kube-apiserver does. Undefined: all.
+   */
+  statusVersions?: string[];
   /** Whether metadata.generation is kept (and bumped on spec changes). */
   generation: boolean;
   /** PUT without metadata.resourceVersion is allowed (otherwise 422). */
@@ -137,4 +142,11 @@ export function apiVersionOf(group: string, version: string): string {
 export function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const i = apiVersion.lastIndexOf("/");
   return i < 0 ? { group: "", version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
+}
+
+/** Whether `status` is a subresource for objects of `t` at `apiVersion` (group/version or version). */
+export function hasStatusSubresource(t: ResourceType, apiVersion: unknown): boolean {
+  if (!t.statusSubresource) return false;
+  if (t.statusVersions === undefined || typeof apiVersion !== "string") return true;
+  return t.statusVersions.includes(apiVersion.slice(apiVersion.lastIndexOf("/") + 1));
 }

@@ -85,10 +85,13 @@ export class KubeHttp {
   /**
    * Opens a watch; `onEvent` gets each event's type and object as they arrive. `done` is called
    * once: with no error after a clean end or abort, with a KubeApiError for a refused watch, or with
-   * the transport error.
+   * the transport error. Aborting `signal` before the answer makes the call reject.
    */
-  async watch(path: string, query: Query, onEvent: (type: string, obj: any) => void, done: (err?: unknown) => void): Promise<WatchHandle> {
+  async watch(path: string, query: Query, onEvent: (type: string, obj: any) => void, done: (err?: unknown) => void, signal?: AbortSignal): Promise<WatchHandle> {
     const controller = new AbortController();
+    // `signal` aborts the opening too (an answer that never comes); the handle aborts an open watch.
+    if (signal?.aborted) controller.abort();
+    else signal?.addEventListener("abort", () => controller.abort(), { once: true });
     let finished = false;
     const finish = (err?: unknown) => {
       if (finished) return;

@@ -21,7 +21,7 @@ describe("@lockstep/kube", () => {
   const files = reachable(join(import.meta.dirname, "index.ts"));
 
   it("reaches the modules it re-exports", () => {
-    expect(files.map((f) => f.slice(import.meta.dirname.length + 1)).sort()).toEqual(["access.ts", "custom-objects.ts", "discovery.ts", "errors.ts", "http.ts", "index.ts", "informer.ts", "leader-election.ts", "resources.ts"]);
+    expect(files.map((f) => f.slice(import.meta.dirname.length + 1)).sort()).toEqual(["access.ts", "custom-objects.ts", "discovery.ts", "errors.ts", "event-fold.ts", "event-recorder.ts", "http.ts", "index.ts", "informer.ts", "leader-election.ts", "resources.ts"]);
   });
 
   it("imports client-node only for types, its config_types module, or on demand", () => {

@@ -5,6 +5,8 @@ export * from "./access.js";
 export * from "./custom-objects.js";
 export * from "./discovery.js";
 export * from "./errors.js";
+export * from "./event-fold.js";
+export * from "./event-recorder.js";
 export * from "./http.js";
 export * from "./informer.js";
 export * from "./resources.js";

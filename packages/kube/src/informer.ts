@@ -2,6 +2,8 @@
 // non-410 error (kube-api.md §18.1); this one restarts after every error with capped exponential
 // backoff, relists on 410, diffs a relist against its cache (so deletions missed while disconnected
 // are reported), and reports a resource whose API is not served (missing CRD) instead of failing.
+// A list or watch that goes silent (no event, no bookmark, no close: a hung connection) is declared
+// hung after `idleTimeoutMs`, aborted and relisted; until then it stops counting as current.
 //
 // Lists and watches go over KubeHttp as plain JSON: no client-node module graph, no model
 // deserialisation of every listed object.
@@ -35,6 +37,14 @@ export interface InformerOptions {
   missingRetryMs?: number;
   /** Server-side watch timeout; the watch is re-opened from the last resourceVersion. */
   watchTimeoutSeconds?: number;
+  /**
+   * How long a list or watch may bring nothing (no page, no event, no bookmark, no end) before it is
+   * declared hung: the cache counts as current only up to its last sign of life, the request is
+   * aborted and the resource relisted. A healthy watch ends at its server-side timeout (the API
+   * server sends a bookmark shortly before), so this must exceed watchTimeoutSeconds. Default: the
+   * watch timeout + 30 s.
+   */
+  idleTimeoutMs?: number;
   /**
    * What the cache keeps of each object (default: all of it). Handlers always get the whole object
    * as received; `list()`, `get()` and the `old`/deleted objects handed to handlers are what was kept.
@@ -74,6 +84,16 @@ export class Informer<T extends KubernetesObject> {
   private missingNow = false;
   /** When the last open watch ended (the cache was current up to then). */
   private lastCurrentAt: number | undefined;
+  /** Last sign of life of the list or watch in flight (its start, a page, its opening, an event). */
+  private lastAlive = 0;
+  /** A list or watch is in flight (the idle bound applies). */
+  private busy = false;
+  /** Each attempt's number: callbacks of an attempt declared hung are ignored. */
+  private attempt = 0;
+  /** Aborts the attempt in flight (its list pages and its watch's opening). */
+  private attemptAbort: AbortController | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private readonly idleMs: number;
   private readonly http: KubeHttp;
 
   constructor(
@@ -84,6 +104,7 @@ export class Informer<T extends KubernetesObject> {
   ) {
     this.http = new KubeHttp(kc, 4);
     this.backoffMs = o.minBackoffMs ?? 200;
+    this.idleMs = o.idleTimeoutMs ?? (o.watchTimeoutSeconds ?? 300) * 1000 + 30_000;
   }
 
   get synced(): boolean {
@@ -94,10 +115,12 @@ export class Informer<T extends KubernetesObject> {
    * The time (ms since the epoch) up to which this informer's cache is known to be current: now
    * while a watch is open (or the resource is reported not served), else when the last watch ended;
    * undefined before the first watch opened. A watch that keeps failing leaves it behind the clock,
-   * which is what tells the watcher not to vouch for the state plane's freshness.
+   * which is what tells the watcher not to vouch for the state plane's freshness; so does an open
+   * watch silent for longer than the idle bound (its last sign of life is then what is current).
    */
   currentAsOf(now = Date.now()): number | undefined {
-    if (!this.stopped && (this.watching || this.missingNow)) return now;
+    if (!this.stopped && this.watching) return now - this.lastAlive > this.idleMs ? this.lastAlive : now;
+    if (!this.stopped && this.missingNow) return now;
     return this.lastCurrentAt;
   }
 
@@ -113,6 +136,9 @@ export class Informer<T extends KubernetesObject> {
     if (!this.stopped) return;
     this.stopped = false;
     signal?.addEventListener("abort", () => this.stop(), { once: true });
+    // Checked a few times per bound: a hung request is noticed within about 1.25 × the bound.
+    this.watchdog = setInterval(() => this.checkIdle(Date.now()), Math.max(50, Math.min(this.idleMs / 4, 1_000)));
+    this.watchdog.unref();
     void this.cycle();
   }
 
@@ -121,8 +147,30 @@ export class Informer<T extends KubernetesObject> {
     this.watching = false;
     this.stopped = true;
     clearTimeout(this.timer);
+    clearInterval(this.watchdog);
+    this.attemptAbort?.abort();
     this.request?.abort();
     this.request = undefined;
+  }
+
+  /** Declares the list or watch in flight hung once it has been silent past the idle bound. */
+  private checkIdle(now: number): void {
+    if (this.stopped || !this.busy || now - this.lastAlive <= this.idleMs) return;
+    const silentMs = now - this.lastAlive;
+    if (this.watching) this.lastCurrentAt = this.lastAlive;
+    this.watching = false;
+    this.missingNow = false; // a hung re-check of a missing resource proves nothing either
+    this.busy = false;
+    this.attempt++; // whatever the abandoned attempt still reports is ignored
+    this.attemptAbort?.abort();
+    this.request?.abort();
+    this.request = undefined;
+    // Events may have been held back anywhere on the way: start over from a list.
+    this.resourceVersion = "";
+    this.o.logger?.warn({ resource: this.resource.plural, silentMs, idleTimeoutMs: this.idleMs }, "watch silent past its idle bound; declared hung and relisting");
+    this.handlers.error?.(new Error(`${this.resource.plural}: no event, bookmark or end for ${silentMs} ms (idle bound ${this.idleMs} ms); declared hung`));
+    // The silence itself was the wait: try again soon, not after a growing backoff.
+    this.schedule(this.o.minBackoffMs ?? 200);
   }
 
   private schedule(ms: number): void {
@@ -155,16 +203,23 @@ export class Informer<T extends KubernetesObject> {
 
   private async cycle(): Promise<void> {
     if (this.stopped) return;
+    const attempt = ++this.attempt;
+    const abort = new AbortController();
+    this.attemptAbort = abort;
+    this.busy = true;
+    this.lastAlive = Date.now();
     try {
-      if (!this.resourceVersion) await this.relist();
-      if (this.stopped) return;
-      await this.openWatch();
+      if (!this.resourceVersion) await this.relist(attempt, abort.signal);
+      if (this.stopped || attempt !== this.attempt) return;
+      await this.openWatch(attempt, abort.signal);
     } catch (err) {
+      if (attempt !== this.attempt) return;
+      this.busy = false;
       this.fail(err);
     }
   }
 
-  private async relist(): Promise<void> {
+  private async relist(attempt: number, signal: AbortSignal): Promise<void> {
     // Paged, and each page applied as it arrives: a 10,000-node list in one response costs hundreds
     // of MB at its peak, and holding every page until the last one keeps all of its objects alive
     // long enough to reach V8's old generation. Deletions are known only once the list is complete.
@@ -174,8 +229,10 @@ export class Informer<T extends KubernetesObject> {
     do {
       const page = await this.http.request<{ items?: T[]; metadata?: { resourceVersion?: string; continue?: string } }>("GET", collectionPath(this.resource, this.o.namespace), {
         query: { fieldSelector: this.o.fieldSelector, labelSelector: this.o.labelSelector, limit: this.o.pageSize ?? 500, continue: cont },
+        signal,
       });
-      if (this.stopped) return;
+      if (this.stopped || attempt !== this.attempt) return;
+      this.lastAlive = Date.now();
       for (const item of page.items ?? []) {
         const obj = this.whole(item);
         seen.add(keyOf(obj));
@@ -216,7 +273,7 @@ export class Informer<T extends KubernetesObject> {
     else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.handlers.update?.(obj, old);
   }
 
-  private async openWatch(): Promise<void> {
+  private async openWatch(attempt: number, signal: AbortSignal): Promise<void> {
     const query: Record<string, string | number | boolean> = {
       resourceVersion: this.resourceVersion,
       allowWatchBookmarks: true,
@@ -229,7 +286,8 @@ export class Informer<T extends KubernetesObject> {
       collectionPath(this.resource, this.o.namespace),
       query,
       (type: string, obj: any) => {
-        if (this.stopped) return;
+        if (this.stopped || attempt !== this.attempt) return;
+        this.lastAlive = Date.now(); // any event, a BOOKMARK included, is a sign of life
         if (type === "ERROR") {
           if (obj?.code === 410) gone = true;
           return;
@@ -245,9 +303,11 @@ export class Informer<T extends KubernetesObject> {
         this.backoffMs = this.o.minBackoffMs ?? 200; // healthy again
       },
       (err: unknown) => {
+        if (attempt !== this.attempt) return; // declared hung and replaced already
         this.request = undefined;
         if (this.watching) this.lastCurrentAt = Date.now();
         this.watching = false;
+        this.busy = false;
         if (this.stopped) return;
         if (gone) {
           this.resourceVersion = "";
@@ -255,12 +315,14 @@ export class Informer<T extends KubernetesObject> {
         } else if (err) this.fail(err);
         else this.schedule(100); // clean close (timeout): resume from the last resourceVersion, without a hot loop
       },
+      signal,
     );
-    // Stopped while the watch was being opened: close it rather than leave it streaming.
-    if (this.stopped) handle.abort();
+    // Stopped (or declared hung) while the watch was being opened: close it rather than leave it streaming.
+    if (this.stopped || attempt !== this.attempt) handle.abort();
     else {
       this.request = handle;
       this.watching = true;
+      this.lastAlive = Date.now();
     }
   }
 }

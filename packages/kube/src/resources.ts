@@ -18,6 +18,8 @@ export const Resources = {
   configMap: { apiVersion: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
   pod: { apiVersion: "v1", kind: "Pod", plural: "pods", namespaced: true },
   lease: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", plural: "leases", namespaced: true },
+  /** Written by the event recorder (event-recorder.ts), never watched. */
+  event: { apiVersion: "events.k8s.io/v1", kind: "Event", plural: "events", namespaced: true },
   // policy/v1 from Kubernetes 1.21; older servers (the 1.20 oracle) serve only policy/v1beta1.
   podDisruptionBudget: { apiVersion: "policy/v1", kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", namespaced: true, olderVersions: ["v1beta1"] },
   machineConfigPool: { apiVersion: "machineconfiguration.openshift.io/v1", kind: "MachineConfigPool", plural: "machineconfigpools", namespaced: false, optional: true },

@@ -2,23 +2,28 @@
 // handle's `signal` aborts when the hold is lost (renew refused K times in a row, or no successful
 // renew within the renew deadline), which is before the lease can expire for anyone else: the
 // guarded work must stop there (the lease does not fence, node-leases.md pitfall 24).
-// It also aborts when a forced request preempts the lease (seen on a renew's response or refusal,
-// or on the Watch stream): the client stops renewing at once, tells its owner (onPreempted, whose
-// promise is the owner's safe point) and then releases, so the preemptor is granted without
-// waiting for the lease to expire.
+// It also aborts when a forced request preempts the lease (seen on the Watch stream, which every
+// handle keeps unless it opts out with `watchPreemption: false`, or on a renew's response or
+// refusal): the client stops renewing at once, tells its owner (onPreempted, whose promise is the
+// owner's safe point) and then releases, so the preemptor is granted without waiting for the lease
+// to expire. The preemption is read from its fields (NodeLease.preemption, the RenewRefusal
+// trailer); the refusal's text is parsed only from a coordinator too old to send them.
 import * as grpc from "@grpc/grpc-js";
 import {
   LeaseServiceClient,
+  PreemptionKind,
+  renewRefusalOf,
   type AcquireResponse,
   type NodeLease,
+  type Preemption,
   type OperationType,
   type ReleaseResponse,
   type RenewResponse,
   type Warning,
-  type WatchResponse,
 } from "@lockstep/contracts";
 import { afterRenew, defaultTimings, validateHolderTimings, type HolderState, type HolderTimings, type HolderVerdict, type RenewResult } from "./health.js";
-import { toOperationType, type OperationName } from "./operation.js";
+import { operationNameOf, toOperationType, type OperationName } from "./operation.js";
+import { LeaseWatch, sharedLeaseWatch } from "./preemption-watch.js";
 import { waitRetry } from "./wait-retry.js";
 
 export interface AcquireLeaseOptions {
@@ -44,7 +49,18 @@ export interface AcquireLeaseOptions {
    * Stop the guarded work at a safe point; the client releases the node once this settles.
    */
   onPreempted?(info: PreemptionInfo): void | Promise<void>;
-  /** Also watch the node's lease (LeaseService.Watch) to learn of a preemption before the next renew. */
+  /**
+   * The preemptor withdrew its preemption (CancelPreemption) before this handle released. The
+   * handle still releases once onPreempted settles (its signal has aborted, so the guarded work has
+   * stopped); acquire again to go on — no preemptor is waiting for the node any more.
+   */
+  onPreemptionWithdrawn?(info: PreemptionInfo): void;
+  /**
+   * Watch the node's lease (LeaseService.Watch, needs the `watch` right) to learn of a preemption
+   * at once rather than at the next renew. On unless set to false: a preempted holder that only
+   * learns at its next renew keeps disrupting a node an admin has claimed for up to a renew period.
+   * Handles sharing one `client` share one stream.
+   */
   watchPreemption?: boolean;
 }
 
@@ -56,7 +72,23 @@ export interface PreemptionInfo {
   holder: string;
   /** "<holder> (<operation>)" of the forced request. */
   preemptedBy: string;
+  /** How the client learned, for logs. */
   reason: string;
+  /** The preemption as fields (preemptor, its operation and reason, when); absent from a coordinator too old to send them. */
+  preemption?: Preemption;
+}
+
+/** "<holder> (<operation>)" of a structured preemption, the form preemptedBy has always had. */
+function labelOf(p: Preemption, fallback: string): string {
+  if (p.holder === "") return fallback;
+  const op = operationNameOf(p.operation);
+  return op ? `${p.holder} (${op})` : p.holder;
+}
+
+/** A forced preemption on a lease, as fields when the coordinator sent them, else from preempted_by. */
+function forcedPreemption(l: NodeLease): { by: string; preemption?: Preemption } | undefined {
+  if (l.preemption !== undefined && l.preemption.kind === PreemptionKind.PREEMPTION_KIND_FORCED) return { by: labelOf(l.preemption, l.preemptedBy), preemption: l.preemption };
+  return l.preemptedBy ? { by: l.preemptedBy } : undefined;
 }
 
 /** The reason `signal` aborts with when the lease is preempted. */
@@ -66,12 +98,17 @@ export class LeasePreemptedError extends Error {
     readonly node: string,
     readonly preemptedBy: string,
     readonly reason: string,
+    /** The preemption as fields, when the coordinator sent them. */
+    readonly preemption?: Preemption,
   ) {
     super(`lease on ${node} preempted by ${preemptedBy}: ${reason}`);
   }
 }
 
-/** The preemptor named in a coordinator's "Preempted: preempted by <holder> (<op>) at …" refusal. */
+/**
+ * The preemptor named in a coordinator's "Preempted: preempted by <holder> (<op>) at …" refusal.
+ * Only for coordinators that send no RenewRefusal trailer (renewRefusalOf); kept for them.
+ */
 export function preemptorOf(details: string): string | undefined {
   if (!details.startsWith("Preempted:")) return undefined;
   return /preempted by (.*? \([A-Za-z]+\))/.exec(details)?.[1] ?? "another holder";
@@ -166,7 +203,9 @@ class RenewingLease implements LeaseHandle {
   private health: HolderState;
   private verdict: LeaseHolderState = "holding";
   private preemptor = "";
-  private watch: grpc.ClientReadableStream<WatchResponse> | undefined;
+  private unwatch: (() => void) | undefined;
+  private released = false;
+  private toldWithdrawn = false;
   private releasing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private watchdog: NodeJS.Timeout | undefined;
@@ -185,7 +224,7 @@ class RenewingLease implements LeaseHandle {
     this.health = { lastRenewedMs: Date.now(), consecutiveLosses: 0 };
     this.armWatchdog();
     this.schedule();
-    if (o.watchPreemption) this.watchLease();
+    if (o.watchPreemption !== false) this.watchLease();
   }
 
   get node(): string {
@@ -207,26 +246,38 @@ class RenewingLease implements LeaseHandle {
     return this.preemptor;
   }
 
-  /** The Watch stream sends the node's lease on every change, the preemption mark included. */
+  /**
+   * The Watch stream sends the node's lease on every change: the preemption mark, and its
+   * withdrawal. It stays open through the owner's safe point, until the release.
+   */
   private watchLease(): void {
-    const stream = this.client.watch({ node: this.o.node });
-    this.watch = stream;
-    stream.on("data", (m: WatchResponse) => {
-      const l = m.lease;
-      if (l && !l.foreign && l.holder === this.o.holder && l.preemptedBy) this.preempted(l.preemptedBy, `preempted by ${l.preemptedBy} (seen on the Watch stream)`);
+    const reopenMs = this.timings.retryPeriodSeconds * 1000;
+    const watch = this.owned ? new LeaseWatch(this.client, this.o.node, reopenMs) : sharedLeaseWatch(this.client, reopenMs);
+    this.unwatch = watch.add(this.o.node, (l) => {
+      if (l.foreign || l.holder !== this.o.holder) return;
+      const forced = forcedPreemption(l);
+      if (forced) return this.preempted(forced.by, `preempted by ${forced.by} (seen on the Watch stream)`, forced.preemption);
+      if (this.verdict === "preempted" && !this.released && !this.toldWithdrawn && l.preemptionWithdrawn !== undefined) this.withdrawn(l.preemptionWithdrawn);
     });
-    stream.on("error", () => undefined); // cancelled on stop; a broken stream leaves the renew path
+  }
+
+  /** The preemptor withdrew before this handle released: tell the owner (once). */
+  private withdrawn(p: Preemption): void {
+    this.toldWithdrawn = true; // the release still follows the owner's safe point
+    const by = labelOf(p, this.preemptor);
+    this.o.onStateChange?.("preempted", `preemption by ${by} withdrawn`);
+    this.o.onPreemptionWithdrawn?.({ node: this.o.node, holder: this.o.holder, preemptedBy: by, reason: `preemption by ${by} withdrawn`, preemption: p });
   }
 
   /** Stop renewing, abort the guarded work, let the owner reach its safe point, then release. */
-  private preempted(by: string, why: string): void {
+  private preempted(by: string, why: string, preemption?: Preemption): void {
     if (this.verdict !== "holding" && this.verdict !== "paused") return;
-    this.stop();
+    this.stop(true);
     this.preemptor = by;
     this.verdict = "preempted";
     this.o.onStateChange?.("preempted", why);
-    this.lost.abort(new LeasePreemptedError(this.o.node, by, why));
-    const info: PreemptionInfo = { node: this.o.node, holder: this.o.holder, preemptedBy: by, reason: why };
+    this.lost.abort(new LeasePreemptedError(this.o.node, by, why, preemption));
+    const info: PreemptionInfo = { node: this.o.node, holder: this.o.holder, preemptedBy: by, reason: why, ...(preemption ? { preemption } : {}) };
     void Promise.resolve()
       .then(() => this.o.onPreempted?.(info))
       .catch(() => undefined)
@@ -258,14 +309,20 @@ class RenewingLease implements LeaseHandle {
       const budget = this.health.lastRenewedMs + this.timings.renewDeadlineSeconds * 1000 - Date.now();
       const res = await unary<object, RenewResponse>(this.client, "renew", { node: this.o.node, holder: this.o.holder }, Math.max(1, budget));
       if (res.lease) this.current = res.lease;
-      if (res.lease?.preemptedBy) return this.preempted(res.lease.preemptedBy, `preempted by ${res.lease.preemptedBy}`);
+      const forced = res.lease ? forcedPreemption(res.lease) : undefined;
+      if (forced) return this.preempted(forced.by, `preempted by ${forced.by}`, forced.preemption);
       result = "renewed";
     } catch (err) {
       const e = err as grpc.ServiceError;
       why = e.details || e.message;
-      const by = e.code === grpc.status.FAILED_PRECONDITION ? preemptorOf(why) : undefined;
       // Preempted is final (the coordinator refuses every renew from now on): no K-in-a-row wait.
-      if (by !== undefined) return this.preempted(by, why);
+      if (e.code === grpc.status.FAILED_PRECONDITION) {
+        const refusal = renewRefusalOf(e);
+        const forced = refusal?.code === "Preempted" && refusal.current ? forcedPreemption(refusal.current) : undefined;
+        if (forced) return this.preempted(forced.by, why, forced.preemption);
+        const by = refusal === undefined ? preemptorOf(why) : undefined; // an older coordinator: only the text
+        if (by !== undefined) return this.preempted(by, why);
+      }
       result = e.code === grpc.status.FAILED_PRECONDITION ? "refused" : "error";
     }
     if (!this.stopped) this.judge(result, why);
@@ -287,12 +344,14 @@ class RenewingLease implements LeaseHandle {
     }
   }
 
-  private stop(): void {
+  /** Stops renewing; the watch too unless it must keep listening (for a withdrawal) until the release. */
+  private stop(keepWatch = false): void {
     this.stopped = true;
     clearTimeout(this.timer);
     clearTimeout(this.watchdog);
-    this.watch?.cancel();
-    this.watch = undefined;
+    if (keepWatch) return;
+    this.unwatch?.();
+    this.unwatch = undefined;
   }
 
   release(): Promise<void> {
@@ -302,6 +361,7 @@ class RenewingLease implements LeaseHandle {
 
   private async releaseOnce(): Promise<void> {
     const wasLost = this.verdict === "lost";
+    this.released = true;
     this.stop();
     // A renew still in flight must not land after the release (scenario 14).
     await this.inFlight;

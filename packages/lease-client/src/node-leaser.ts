@@ -33,7 +33,7 @@ export interface CoordinatorLeaserOptions {
    * resolves; the lease is released then (at once when absent).
    */
   onPreempted?(node: string, kind: DisruptionKind, preemptedBy: string): void | Promise<void>;
-  /** Watch each held lease to learn of a preemption before the next renew (one stream per hold). */
+  /** Watch the held leases (one Watch stream for all of them) to learn of a preemption before the next renew; on unless false. */
   watchPreemption?: boolean;
 }
 

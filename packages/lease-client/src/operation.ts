@@ -20,3 +20,18 @@ export function toOperationType(op: OperationType | string): OperationType {
   if (t === undefined) throw new Error(`unknown operation "${op}" (known: Update, Reboot, Drain, Fence, Maintenance, Deprovision, PowerOff)`);
   return t;
 }
+
+const NAMES: Partial<Record<OperationType, OperationName>> = {
+  [OperationType.OPERATION_TYPE_UPDATE]: "Update",
+  [OperationType.OPERATION_TYPE_REBOOT]: "Reboot",
+  [OperationType.OPERATION_TYPE_DRAIN]: "Drain",
+  [OperationType.OPERATION_TYPE_FENCE]: "Fence",
+  [OperationType.OPERATION_TYPE_MAINTENANCE]: "Maintenance",
+  [OperationType.OPERATION_TYPE_DEPROVISION]: "Deprovision",
+  [OperationType.OPERATION_TYPE_POWER_OFF]: "PowerOff",
+};
+
+/** The operation's name ("Maintenance"), or undefined for UNSPECIFIED and unknown values. */
+export function operationNameOf(op: OperationType): OperationName | undefined {
+  return NAMES[op];
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { planSlot, type Scope, type SlotView } from "./capacity.js";
+import { planSlot, type Scope } from "./capacity.js";
+import type { SlotView } from "./occupancy.js";
 import { testPolicy } from "./fixtures.js";
 import type { LeaseRecord } from "./lease-record.js";
 

@@ -1,8 +1,7 @@
 import { evaluateBudget } from "./budgets.js";
 import { clusterOf, type ClusterIndex } from "./cluster.js";
 import type { PolicyConfig } from "./config.js";
-import type { Validity } from "./expiry.js";
-import type { LeaseRecord } from "./lease-record.js";
+import { scopeOccupancy, slotCounts, budgetScopeKey, type SlotView } from "./occupancy.js";
 import type { OperationName } from "./operations.js";
 import { poolMaxUnavailable } from "./pools.js";
 import type { ObservedState } from "./types.js";
@@ -33,14 +32,9 @@ export function requiredScopes(node: string, operation: OperationName, observed:
     if (!members.has(node)) continue;
     const ev = evaluateBudget(budget, observed.nodes, observed.pools, now, policy, cluster);
     if (!ev.active || !ev.operations.includes(operation)) continue;
-    scopes.push({ key: `budget.${budget.name}`, kind: "budget", name: budget.name, limit: ev.limit, members, message: `budget ${budget.name}: ${ev.message}` });
+    scopes.push({ key: budgetScopeKey(budget.name), kind: "budget", name: budget.name, limit: ev.limit, members, message: `budget ${budget.name}: ${ev.message}` });
   }
   return scopes.sort((a, b) => a.key.localeCompare(b.key));
-}
-
-export interface SlotView {
-  rec: LeaseRecord;
-  validity: Validity;
 }
 
 export type SlotPlan =
@@ -67,24 +61,10 @@ export function planSlot(
 ): SlotPlan {
   const mine = slots.find((s) => s.validity.status === "held" && s.rec.holder === holder && s.rec.node === node);
   if (mine) return { kind: "reuse", slot: mine };
-  // A slot whose lease expired or was released while its node is still disrupted (NotReady,
-  // cordoned, deleting) keeps counting that node: a replica that still sees the slot held (expiry is
-  // judged on each replica's clock, a release may land after it decided) counts the node there, and
-  // moving the node to the slot-less count would shift the usable indices under it, so two grants
-  // could land on different slots without any CAS colliding.
-  const occupied = (s: SlotView) =>
-    s.validity.status === "held" || (s.rec.node !== "" && s.rec.node !== node && cluster.disruptedWithoutLease.has(s.rec.node));
-  const held = slots.filter(occupied);
+  // The slot rule shared with the DisruptionBudget status counter (occupancy.ts).
+  const { slotted: held, withoutSlot: disruptedNoSlot } = scopeOccupancy(scope.members, slots, cluster, heldNodes, node);
   const slotted = new Set(held.map((s) => s.rec.node));
-  // Members disrupted without a slot, found from the disrupted side (held or unavailable nodes),
-  // which is small, instead of walking every member of a 10,000-node pool.
-  const disruptedNoSlot: string[] = [];
-  for (const from of [heldNodes, cluster.disruptedWithoutLease]) {
-    for (const m of from) {
-      if (m === node || slotted.has(m) || !scope.members.has(m) || (from !== heldNodes && heldNodes.has(m))) continue;
-      disruptedNoSlot.push(m);
-    }
-  }
+  const occupied = (s: SlotView) => slotCounts(s, cluster, node);
   const usable = scope.limit - disruptedNoSlot.length;
   if (held.length + disruptedNoSlot.length + 1 > scope.limit) {
     const soonest = Math.min(...held.map((s) => (s.validity.status === "held" ? s.validity.expiresInSeconds : policy.defaultRetryAfterSeconds)));

@@ -9,6 +9,9 @@ import {
   ANN_PREEMPT,
   ANN_PREEMPTED_AT,
   ANN_PREEMPTED_BY,
+  ANN_PREEMPTED_REASON,
+  ANN_PREEMPTION_WITHDRAWN_AT,
+  ANN_PREEMPTION_WITHDRAWN_BY,
   ANN_RELEASED_AT,
   encodeLease,
   formatMicroTime,
@@ -184,7 +187,12 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
         // holder releases or the lease expires. The mark is a CAS on the holder's record.
         warnings.push(...c.warnings);
         const label = preemptorLabel(req.holder, op);
-        const mark = reencode(ours, nodeState.uid, { annotations: { [ANN_PREEMPTED_BY]: label, [ANN_PREEMPTED_AT]: formatMicroTime(now), [ANN_FORCED_BY]: c.audit } });
+        const mark = reencode(ours, nodeState.uid, {
+          annotations: { [ANN_PREEMPTED_BY]: label, [ANN_PREEMPTED_AT]: formatMicroTime(now), [ANN_PREEMPTED_REASON]: req.reason, [ANN_FORCED_BY]: c.audit },
+        });
+        // A new mark supersedes an earlier withdrawn one.
+        delete mark.body.metadata.annotations[ANN_PREEMPTION_WITHDRAWN_BY];
+        delete mark.body.metadata.annotations[ANN_PREEMPTION_WITHDRAWN_AT];
         const preempted: PolicyEvent = { type: "lease.preempted", node: req.node, message: c.audit, previous: toNodeLease(ours) };
         const retry = retryFor(v, policy);
         const within = Number.isFinite(v.expiresInSeconds) ? ` (within ${Math.max(1, Math.ceil(v.expiresInSeconds))}s)` : "";
@@ -252,6 +260,11 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
   // 5. The node lease itself, last.
   const annotations: Record<string, string> = {};
   if (renewal && ours?.preemptionRequestedBy) annotations[ANN_PREEMPT] = ours.preemptionRequestedBy;
+  // A withdrawn preemption stays visible to its holder across renewals (until someone else is granted).
+  if (renewal && ours?.preemptionWithdrawnBy) {
+    annotations[ANN_PREEMPTION_WITHDRAWN_BY] = ours.preemptionWithdrawnBy;
+    if (ours.annotations[ANN_PREEMPTION_WITHDRAWN_AT]) annotations[ANN_PREEMPTION_WITHDRAWN_AT] = ours.annotations[ANN_PREEMPTION_WITHDRAWN_AT];
+  }
   if (completesPreemption && ours) annotations[ANN_FORCED_BY] = ours.annotations[ANN_FORCED_BY] ?? ours.preemptedBy;
   const leaseBody = encodeLease({
     namespace: policy.namespace, name: req.node, kind: "node", node: req.node, nodeUid: nodeState.uid, holder: req.holder,
@@ -264,6 +277,7 @@ export function decide(req: AcquireRequest, observed: ObservedState, now: Date, 
     node: req.node, namespace: policy.namespace, leaseName: req.node, holder: req.holder, operation: req.operation, reason: req.reason,
     acquireTime, renewTime: now, durationSeconds: req.durationSeconds, transitions, foreign: false, resourceVersion: "",
     preemptedBy: "", preemptTime: undefined, preemptionRequestedBy: renewal ? (ours?.preemptionRequestedBy ?? "") : "",
+    preemption: undefined, preemptionWithdrawn: renewal && ours ? toNodeLease(ours).preemptionWithdrawn : undefined,
   };
   const preemptionRequestedBy = renewal ? (ours?.preemptionRequestedBy ?? "") : "";
   if (preemptionRequestedBy) {

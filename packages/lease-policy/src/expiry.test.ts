@@ -8,7 +8,7 @@ const NOW = Date.parse("2026-11-21T10:00:00Z");
 const rec = (fields: Partial<LeaseRecord>): LeaseRecord => ({
   namespace: "n", name: "w1", resourceVersion: "1", kind: "node", node: "w1", owned: true, holder: "h", durationSeconds: 60,
   acquireTime: new Date(NOW), renewTime: new Date(NOW), renewTimeRaw: "", transitions: 0, operation: "Update", reason: "",
-  preemptionRequestedBy: "", preemptedBy: "", preemptorHolder: "", preemptedAt: undefined, releasedAt: undefined, scope: "", slotIndex: -1, corrupt: undefined, annotations: {}, ...fields,
+  preemptionRequestedBy: "", preemptedBy: "", preemptorHolder: "", preemptedAt: undefined, preemptedReason: "", preemptionWithdrawnBy: "", preemptionWithdrawnAt: undefined, releasedAt: undefined, scope: "", slotIndex: -1, corrupt: undefined, annotations: {}, ...fields,
 });
 
 describe("lease expiry", () => {

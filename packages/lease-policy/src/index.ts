@@ -1,5 +1,6 @@
 // Pure core of the lease-coordinator: Lease codec, expiry, conflict policy, budgets, queue, decisions.
 export * from "./budgets.js";
+export * from "./cancel-preemption.js";
 export * from "./capacity.js";
 export * from "./cluster.js";
 export * from "./cluster-tracker.js";
@@ -15,6 +16,7 @@ export * from "./lease-record.js";
 export * from "./memory-store.js";
 export * from "./node-lease.js";
 export * from "./observations.js";
+export * from "./occupancy.js";
 export * from "./operations.js";
 export * from "./pools.js";
 export * from "./preflight.js";

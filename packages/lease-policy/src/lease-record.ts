@@ -20,6 +20,14 @@ export const ANN_FORCED_BY = "lockstep.io/forced-takeover-from";
 export const ANN_PREEMPT = "lockstep.io/preemption-requested-by";
 export const ANN_PREEMPTED_BY = "lockstep.io/preempted-by";
 export const ANN_PREEMPTED_AT = "lockstep.io/preempted-at";
+/** The preemptor's own reason (its request's), so holders read it as a field (NodeLease.preemption). */
+export const ANN_PREEMPTED_REASON = "lockstep.io/preempted-reason";
+/**
+ * A binding preemption its preemptor withdrew (CancelPreemption): "<holder> (<operation>)" and when.
+ * Kept across the holder's renewals, dropped by the next grant to anyone else.
+ */
+export const ANN_PREEMPTION_WITHDRAWN_BY = "lockstep.io/preemption-withdrawn-by";
+export const ANN_PREEMPTION_WITHDRAWN_AT = "lockstep.io/preemption-withdrawn-at";
 export const ANN_RELEASED_AT = "lockstep.io/released-at";
 export const ANN_SCOPE = "lockstep.io/budget-scope";
 
@@ -78,6 +86,11 @@ export interface LeaseRecord {
   /** The preemptor's holder identity, parsed from preemptedBy. */
   preemptorHolder: string;
   preemptedAt: Date | undefined;
+  /** The preemptor's request reason ("" when marked by an older coordinator). */
+  preemptedReason: string;
+  /** A withdrawn binding preemption: "<holder> (<operation>)", "" when none. */
+  preemptionWithdrawnBy: string;
+  preemptionWithdrawnAt: Date | undefined;
   releasedAt: Date | undefined;
   /** Slot leases: the budget scope key and slot index. */
   scope: string;
@@ -236,6 +249,9 @@ export function decodeLease(state: LeaseState, policy: PolicyConfig): LeaseRecor
     preemptedBy: ann[ANN_PREEMPTED_BY] ?? "",
     preemptorHolder: parsePreemptor(ann[ANN_PREEMPTED_BY] ?? "").holder,
     preemptedAt: parseTime(ann[ANN_PREEMPTED_AT]),
+    preemptedReason: ann[ANN_PREEMPTED_REASON] ?? "",
+    preemptionWithdrawnBy: ann[ANN_PREEMPTION_WITHDRAWN_BY] ?? "",
+    preemptionWithdrawnAt: parseTime(ann[ANN_PREEMPTION_WITHDRAWN_AT]),
     releasedAt: parseTime(ann[ANN_RELEASED_AT]),
     scope,
     slotIndex: /^\d+$/.test(indexText) ? Number(indexText) : -1,

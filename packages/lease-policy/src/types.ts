@@ -31,6 +31,7 @@ export type PolicyEventType =
   | "lease.released"
   | "lease.expired"
   | "lease.preempted"
+  | "lease.preemption-withdrawn"
   | "warning.raised";
 
 /** A fact for the caller to publish once its writes have succeeded. */
@@ -57,6 +58,8 @@ export type DenyCode =
   | "PreemptionPending"
   /** A renew by a holder whose lease is marked preempted: it must stop and release. */
   | "Preempted"
+  /** A waiting forced request whose preemption was withdrawn (CancelPreemption) while it waited. */
+  | "PreemptionCancelled"
   /** The state plane is older than the bound (policy/freshness.ts): nothing observed can be trusted. */
   | "StateStale";
 

@@ -2,7 +2,7 @@ import type { PolicyConfig } from "./config.js";
 import { leaseValidity, type Validity } from "./expiry.js";
 import { decodeLease, type LeaseRecord } from "./lease-record.js";
 import { leaseKey, observe, type ObservationLog } from "./observations.js";
-import type { SlotView } from "./capacity.js";
+import type { SlotView } from "./occupancy.js";
 import type { ObservedState } from "./types.js";
 
 /** The leases of one decision, decoded once and judged on this replica's clock. */

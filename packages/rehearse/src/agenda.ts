@@ -20,6 +20,10 @@ export class Agenda {
     this.jobs.delete(key);
   }
 
+  get size(): number {
+    return this.jobs.size;
+  }
+
   has(key: string): boolean {
     return this.jobs.has(key);
   }

@@ -11,6 +11,7 @@ interface Entry {
   waiting: Set<string>;
   all: Set<string>;
   until: number | null;
+  extra?: Pick<Blocker, "objects" | "since" | "insight">;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -19,10 +20,11 @@ export class BlockerLedger {
   private readonly entries = new Map<string, Entry>();
 
   /** `node` (if any) is held back by this blocker from now on. */
-  hold(at: number, kind: BlockerKind, subject: string, pool: string | undefined, node: string | undefined, reason: string): void {
+  hold(at: number, kind: BlockerKind, subject: string, pool: string | undefined, node: string | undefined, reason: string, extra?: Pick<Blocker, "objects" | "since" | "insight">): void {
     const key = `${kind}/${subject}/${pool ?? ""}`;
     let e = this.entries.get(key);
     if (!e) this.entries.set(key, (e = { kind, subject, pool, reason, from: at, waiting: new Set(), all: new Set(), until: null }));
+    if (extra) e.extra = { ...e.extra, ...extra };
     if (node) {
       e.waiting.add(node);
       e.all.add(node);
@@ -46,7 +48,7 @@ export class BlockerLedger {
 
   list(): Blocker[] {
     return [...this.entries.values()]
-      .map((e) => ({ kind: e.kind, subject: e.subject, ...(e.pool ? { pool: e.pool } : {}), nodes: [...e.all].sort(), reason: e.reason, from: iso(e.from), until: e.waiting.size === 0 && e.until !== null ? iso(e.until) : null }))
+      .map((e) => ({ kind: e.kind, subject: e.subject, ...(e.pool ? { pool: e.pool } : {}), nodes: [...e.all].sort(), reason: e.reason, from: iso(e.from), until: e.waiting.size === 0 && e.until !== null && !e.extra ? iso(e.until) : null, ...(e.extra ?? {}) }))
       .sort((a, b) => (a.kind + a.subject + (a.pool ?? "") < b.kind + b.subject + (b.pool ?? "") ? -1 : 1));
   }
 }

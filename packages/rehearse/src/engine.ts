@@ -55,13 +55,15 @@ import type { BlockerKind, Forecast, PoolForecast, SkewCheck } from "./forecast.
 import { defaultNodeSeconds, poolPace, timingForPace, type PoolPace } from "./history.js";
 import { mergeNodeStatus, mergePatch } from "./merge.js";
 import { budgetStateOfObject, leaseNodeOfObject, poolStateOfObject, skewCheck } from "./policy-inputs.js";
-import { snapshotTime, type RehearsalSnapshot } from "./snapshot.js";
+import type { RehearsalSnapshot } from "./snapshot.js";
+import { SUSPECT_AFTER_MS, dumpClock, ofThisUpdate, suspectWarnings, trusted, type DumpClock } from "./clock.js";
+import { MACHINE_CONFIG, readStatus, type StatusReading } from "./status-reading.js";
 
 export interface RehearseOptions {
   /** The release to rehearse the update to. */
   to: string;
   seed?: number;
-  /** Wall-clock start; default the snapshot's newest timestamp. */
+  /** Wall-clock start; default the dump's own "now" as oc picks it (clock.ts). */
   start?: Date;
   /** Give up after this much simulated time (default 72 h): what still waits then is blocked. */
   horizonHours?: number;
@@ -137,9 +139,27 @@ class Rehearsal {
   private podSeq = 0;
   private readonly decisions = new Map<string, { drain: boolean; reboot: boolean; actions: string[] } | undefined>();
   private readonly poolChange = new Map<string, { from: string; to: string; actions: string[]; drain: boolean; reboot: boolean }>();
+  private readonly dumpClock: DumpClock;
+  private readonly status: StatusReading;
+  /** Operators the status calls degraded or unavailable: they do not reach the target in the replay. */
+  private readonly heldOperators = new Set<string>();
+  /** The CVO never completes the update (an operator held, the CVO failing, a Stalled status). */
+  private readonly cvoHeld: boolean;
+  /** The MCO's controller is failing: it starts no node. */
+  private readonly mcoHeld: boolean;
 
   constructor(snap: RehearsalSnapshot, private readonly o: RehearseOptions) {
-    this.t0 = (o.start ?? snapshotTime(snap) ?? new Date(0)).getTime();
+    const dc = dumpClock(snap);
+    this.t0 = (o.start ?? dc.now).getTime();
+    // A live start (now) may be later than the dump's own instant: what lies before it is not suspect.
+    this.dumpClock = { ...dc, latest: Math.max(dc.latest, this.t0 + SUSPECT_AFTER_MS) };
+    this.status = readStatus(snap, this.dumpClock);
+    for (const h of this.status.holds) {
+      if (h.scope === "operator") this.heldOperators.add(h.subject);
+      if (h.scope === "mco") this.heldOperators.add(MACHINE_CONFIG);
+    }
+    this.cvoHeld = this.status.holds.some((h) => h.scope === "cvo" || h.scope === "operator" || h.scope === "mco");
+    this.mcoHeld = this.status.holds.some((h) => h.scope === "mco");
     this.t = this.t0;
     this.end = this.t0 + (o.horizonHours ?? 72) * 3600_000;
     this.seed = o.seed ?? 1;
@@ -172,7 +192,7 @@ class Rehearsal {
     for (const [name, pool] of this.pools) {
       const ns = members.get(name) ?? [];
       const concurrency = maxUnavailableCount(pool.spec?.maxUnavailable, ns.length);
-      const pace = poolPace(ns, Number.isFinite(since) ? since : undefined, concurrency);
+      const pace = poolPace(ns, Number.isFinite(since) && trusted(this.dumpClock, since) ? since : undefined, concurrency, this.dumpClock.latest);
       this.pace.set(name, pace);
       this.timingOf.set(name, timingForPace(this.base, pace));
     }
@@ -192,18 +212,21 @@ class Rehearsal {
       if (ns.some((n) => this.mcVersion(ann(n)[A.desiredConfig]) === this.o.to && !this.onTarget(n))) {
         const upd = (pool.status?.conditions ?? []).find((c: { type?: string; status?: string }) => c.type === "Updating" && c.status === "True");
         const at = Date.parse(upd?.lastTransitionTime ?? "");
-        this.poolStart.set(name, Number.isFinite(at) && at <= this.t0 ? at : this.t0);
+        this.poolStart.set(name, ofThisUpdate(this.dumpClock, at) && at <= this.t0 ? at : this.t0);
       }
     }
     this.settle();
     while (this.events < MAX_EVENTS && !this.finished()) {
       const due = this.agenda.peek();
       if (due === undefined || due > this.end) break;
+      // A held CVO waking alone, with nothing else pending, can change nothing any more: the
+      // replay is at rest and waiting to the horizon would only burn time.
+      const idleWake = this.cvoHeld && this.agenda.size === 1 && this.agenda.has("cvo");
       const job = this.agenda.take()!;
       this.t = Math.max(this.t, job.due);
       this.events++;
       job.run();
-      this.settle();
+      if (!this.settle() && idleWake) break;
     }
     return this.forecast();
   }
@@ -269,13 +292,17 @@ class Rehearsal {
 
   // --- one settle: every controller until nothing changes -------------------------------------
 
-  private settle(): void {
+  /** Whether any controller changed anything. */
+  private settle(): boolean {
+    let any = false;
     for (let i = 0; i < 50; i++) {
       const changed = this.cvo() || this.poolStatus() || this.controller();
       if (!changed) break;
+      any = true;
     }
     this.armAgents();
     this.trackPools();
+    return any;
   }
 
   /** The CVO's pure step. Pools whose config already is the target's (a rollout under way) are shown under cluster-sim's name for it. */
@@ -293,8 +320,16 @@ class Rehearsal {
     const res = cvoStep({ cv: this.cv, operators: [...this.cos.values()], pools: view, machineConfigs: new Set([...this.mcs.keys(), ...alias.keys()]) }, new Date(this.t), { seed: this.seed, timing: this.base, timeScale: 1 });
     let changed = false;
     for (const a of res.actions) {
-      if (a.type === "cvStatus") this.cv.status = a.status;
-      else if (a.type === "coStatus") this.cos.get(a.name)!.status = a.status;
+      // What the status holds stays held: a degraded or unavailable operator does not reach the
+      // target (the CVO waits at its run level), and a held CVO never completes the update.
+      if (a.type === "cvStatus") {
+        const head = ((a.status.history ?? []) as Array<{ version?: string; state?: string }>)[0];
+        if (this.cvoHeld && head?.version === this.o.to && head.state === "Completed") continue;
+        this.cv.status = a.status;
+      } else if (a.type === "coStatus") {
+        if (this.heldOperators.has(a.name)) continue;
+        this.cos.get(a.name)!.status = a.status;
+      }
       else if (a.type === "createRendered") {
         const name = renderedName(a.pool, a.version);
         if (!this.mcs.has(name)) {
@@ -340,6 +375,8 @@ class Rehearsal {
 
   /** The MCO's node controller (cluster-sim's cooperate mode): planPool's candidates, each leased first. */
   private controller(): boolean {
+    // A failing machine-config controller rolls no pool (nodes already started go on in their daemons).
+    if (this.mcoHeld) return false;
     let changed = false;
     const members = this.members();
     for (const [name, pool] of this.pools) {
@@ -602,6 +639,11 @@ class Rehearsal {
     const members = this.members();
     // What still holds pools back at the end, besides what was noted on the way.
     const accepted = (this.cv.status?.history ?? [])[0]?.version === this.o.to;
+    // Every hold read from the status is a blocker, whatever the replay made of it.
+    for (const h of this.status.holds) {
+      const node = h.kind === "degraded" ? h.subject : undefined;
+      this.blockers.hold(this.t0, h.kind, h.subject, node ? this.poolOf(node) || undefined : undefined, node, h.reason, { objects: h.objects, since: h.since, ...(h.insight ? { insight: h.insight } : {}) });
+    }
     if (!accepted) {
       const refusal = (this.cv.status?.conditions ?? []).find((c: { type?: string; status?: string }) => c.type === "ReleaseAccepted" && c.status === "False");
       for (const b of upgradeableBlockers([...this.cos.values()])) {
@@ -644,7 +686,8 @@ class Rehearsal {
       };
     });
     const blockers = this.blockers.list();
-    const finishedAll = this.finished();
+    // A hold (anything but an alert, which is a risk) means the update does not finish in the replay.
+    const finishedAll = this.finished() && !this.status.holds.some((h) => h.kind !== "alert");
     const lastFinish = Math.max(this.t0, ...[...this.poolFinish.values()], Date.parse(((this.cv.status?.history ?? [])[0]?.completionTime as string | undefined) ?? "") || this.t0);
     const nextMinor = nextMinorOf(this.o.to);
     const next = this.skew(nextMinor);
@@ -656,6 +699,9 @@ class Rehearsal {
       target: this.o.to,
       seed: this.seed,
       start: iso(this.t0),
+      statusAssessment: this.status.assessment,
+      warnings: [...suspectWarnings(this.dumpClock.suspect, this.dumpClock.latest), ...(this.status.problem ? [`the status of the snapshot could not be evaluated, so its insights are not carried: ${this.status.problem}`] : [])],
+      suspectTimestamps: this.dumpClock.suspect.map((x) => ({ ...x })),
       finish: finishedAll ? iso(lastFinish) : null,
       accepted,
       pools,

@@ -1,7 +1,26 @@
 // What a rehearsal answers: per pool when it starts and finishes, what blocks, and whether the next
 // minor would then be accepted. Plain data (`-o json` prints it as it is).
 
-export type BlockerKind = "pdb" | "lease" | "window" | "budget" | "paused-pool" | "skew" | "upgradeable" | "degraded";
+export type BlockerKind =
+  | "pdb"
+  | "lease"
+  | "window"
+  | "budget"
+  | "paused-pool"
+  | "skew"
+  | "upgradeable"
+  | "degraded"
+  // From the status's own reading of the snapshot (status-reading.ts): what the replay holds or names.
+  | "operator-degraded"
+  | "operator-unavailable"
+  | "mco-unavailable"
+  | "cvo-failing"
+  | "stalled"
+  | "alert"
+  | "status-error";
+
+/** Every kind, for docs and tests. */
+export const BLOCKER_KINDS: readonly BlockerKind[] = ["pdb", "lease", "window", "budget", "paused-pool", "skew", "upgradeable", "degraded", "operator-degraded", "operator-unavailable", "mco-unavailable", "cvo-failing", "stalled", "alert", "status-error"];
 
 export interface Blocker {
   kind: BlockerKind;
@@ -15,6 +34,17 @@ export interface Blocker {
   from: string;
   /** When it stopped holding anything back; null when it still does at the end of the rehearsal. */
   until: string | null;
+  /** Kinds read from the status: the objects concerned (`Kind/name`) and since when the condition holds (null: unknown). */
+  objects?: string[];
+  since?: string | null;
+  /** The status insight it stands for (its summary). */
+  insight?: string;
+}
+
+export interface SuspectTimestampOut {
+  object: string;
+  field: string;
+  value: string;
 }
 
 export interface SkewCheck {
@@ -52,8 +82,13 @@ export interface Forecast {
   completed: string;
   target: string;
   seed: number;
-  /** The rehearsal's start (the snapshot's newest timestamp unless given). */
+  /** The rehearsal's start: the dump's own "now" as oc picks it (clock.ts) unless given. */
   start: string;
+  /** The status's assessment of the control plane in the snapshot ("" when not updating). */
+  statusAssessment: string;
+  /** Header warnings: suspect timestamps (far outside the update's span, not used), a status that could not be read. */
+  warnings: string[];
+  suspectTimestamps: SuspectTimestampOut[];
   /** Every pool done and the ClusterVersion Completed; null when something blocks. */
   finish: string | null;
   /** The CVO accepted the update (a minor update can be refused by its Upgradeable precondition). */
@@ -88,6 +123,7 @@ export function renderForecast(f: Forecast): string {
   const lines: string[] = [];
   const inProgress = f.completed !== f.current ? ` (${f.current} in progress at the snapshot)` : "";
   lines.push(`Rehearsal of ${f.completed} -> ${f.target}${inProgress} (seed ${f.seed}), starting ${clock(f.start)}`);
+  for (const w of f.warnings) lines.push(`Warning: ${w}`);
   lines.push(f.accepted ? `Forecast: ${f.finish ? `done at ${clock(f.finish)} (${humanSeconds((Date.parse(f.finish) - Date.parse(f.start)) / 1000)})` : "does not finish: blocked (see below)"}` : "Forecast: the update is not accepted");
   lines.push("");
   const header = ["POOL", "NODES", "STATE", "START", "FINISH", "DURATION", "PER NODE"];
@@ -99,13 +135,22 @@ export function renderForecast(f: Forecast): string {
     lines.push(`Pool ${p.pool}: config change ${c.from} -> ${c.to}: ${c.actions.join(", ")} (${c.drain ? "drain" : "no drain"}, ${c.reboot ? "reboot" : "no reboot"})`);
   }
   lines.push("");
-  if (f.blockers.length === 0) lines.push("Blockers: none");
+  const line = (b: Blocker) => {
+    const nodes = b.nodes.length ? ` [${b.nodes.length > 4 ? `${b.nodes.slice(0, 4).join(", ")}, +${b.nodes.length - 4}` : b.nodes.join(", ")}]` : "";
+    const from = b.since !== undefined ? (b.since === null ? "since an unknown time" : `since ${clock(b.since)}`) : `from ${clock(b.from)}`;
+    return `  ${b.kind} ${b.subject}${b.pool ? ` (pool ${b.pool})` : ""}${nodes}: ${b.reason}; ${from} ${b.until ? `until ${clock(b.until)}` : "to the end"}`;
+  };
+  // Firing alerts hold nothing in the replay: they are risks, listed apart.
+  const holding = f.blockers.filter((b) => b.kind !== "alert");
+  const risks = f.blockers.filter((b) => b.kind === "alert");
+  if (holding.length === 0) lines.push("Blockers: none");
   else {
     lines.push("Blockers:");
-    for (const b of f.blockers) {
-      const nodes = b.nodes.length ? ` [${b.nodes.length > 4 ? `${b.nodes.slice(0, 4).join(", ")}, +${b.nodes.length - 4}` : b.nodes.join(", ")}]` : "";
-      lines.push(`  ${b.kind} ${b.subject}${b.pool ? ` (pool ${b.pool})` : ""}${nodes}: ${b.reason}; from ${clock(b.from)} ${b.until ? `until ${clock(b.until)}` : "to the end"}`);
-    }
+    for (const b of holding) lines.push(line(b));
+  }
+  if (risks.length) {
+    lines.push("Risks (firing alerts, as the status shows them):");
+    for (const b of risks) lines.push(line(b));
   }
   lines.push("");
   const nm = f.nextMinor;

@@ -29,9 +29,10 @@ function readyTransition(n: KubeObject): number | undefined {
  * per unit of maxUnavailable; the median gap times the concurrency is the node's update time.
  * Needs three nodes (two gaps) to say anything.
  */
-export function poolPace(members: readonly KubeObject[], since: number | undefined, concurrency: number): PoolPace {
+export function poolPace(members: readonly KubeObject[], since: number | undefined, concurrency: number, until = Infinity): PoolPace {
   if (since === undefined) return { source: "simulator", samples: 0 };
-  const times = members.map(readyTransition).filter((t): t is number => t !== undefined && t >= since).sort((a, b) => a - b);
+  // Transitions after `until` (a suspect clock, clock.ts) say nothing about the pace.
+  const times = members.map(readyTransition).filter((t): t is number => t !== undefined && t >= since && t <= until).sort((a, b) => a - b);
   if (times.length < 3) return { source: "simulator", samples: times.length };
   const gaps = times.slice(1).map((t, i) => (t - times[i]!) / 1000).sort((a, b) => a - b);
   const median = gaps[Math.floor(gaps.length / 2)]!;

@@ -1,5 +1,5 @@
 // `--from-dir DIR --case NAME`: the oc golden layout, `<case>-cv.yaml`, `-co`, `-mc`, `-mcp`, `-node`,
-// plus `-pod`, `-pdb`, `-lease`, `-budget`, `-ndp` (NodeDisruptionPolicies) and `-infra` when
+// plus `-alerts.json`, `-pod`, `-pdb`, `-lease`, `-budget`, `-ndp` (NodeDisruptionPolicies) and `-infra` when
 // present. Read-only.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -24,5 +24,14 @@ export function loadSnapshotDir(dir: string, caseName: string): RehearsalSnapsho
       throw new SnapshotError(`cannot read ${caseName}-${part}.yaml: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  return snapshotOf(objects as SimObject[]);
+  const snap = snapshotOf(objects as SimObject[]);
+  const alerts = join(dir, `${caseName}-alerts.json`);
+  if (existsSync(alerts)) {
+    try {
+      snap.alerts = JSON.parse(readFileSync(alerts, "utf8")) as unknown;
+    } catch (err) {
+      throw new SnapshotError(`cannot read ${caseName}-alerts.json: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return snap;
 }

@@ -18,6 +18,8 @@ export interface RehearsalSnapshot {
   nodeDisruptionPolicies: KubeObject[];
   /** Infrastructure `cluster` (platform, topology: the boot image rules read it), when present. */
   infrastructure?: KubeObject | undefined;
+  /** Prometheus alerts (`<case>-alerts.json`), as `oc adm upgrade status` reads them, when present. */
+  alerts?: unknown;
 }
 
 export class SnapshotError extends Error {
@@ -27,7 +29,7 @@ export class SnapshotError extends Error {
   }
 }
 
-const KINDS: Record<string, keyof Omit<RehearsalSnapshot, "clusterVersion" | "infrastructure"> | "clusterVersion" | "infrastructure"> = {
+const KINDS: Record<string, keyof Omit<RehearsalSnapshot, "clusterVersion" | "infrastructure" | "alerts"> | "clusterVersion" | "infrastructure"> = {
   ClusterVersion: "clusterVersion",
   ClusterOperator: "clusterOperators",
   MachineConfig: "machineConfigs",
@@ -45,7 +47,7 @@ const KINDS: Record<string, keyof Omit<RehearsalSnapshot, "clusterVersion" | "in
 export function snapshotOf(objects: readonly KubeObject[]): RehearsalSnapshot {
   const cvs: KubeObject[] = [];
   let infrastructure: KubeObject | undefined;
-  const out: Omit<RehearsalSnapshot, "clusterVersion" | "infrastructure"> = { clusterOperators: [], machineConfigs: [], pools: [], nodes: [], pods: [], pdbs: [], leases: [], budgets: [], nodeDisruptionPolicies: [] };
+  const out: Omit<RehearsalSnapshot, "clusterVersion" | "infrastructure" | "alerts"> = { clusterOperators: [], machineConfigs: [], pools: [], nodes: [], pods: [], pdbs: [], leases: [], budgets: [], nodeDisruptionPolicies: [] };
   for (const o of objects) {
     const part = KINDS[o.kind ?? ""];
     if (part === undefined) continue;

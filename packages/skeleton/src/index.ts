@@ -13,3 +13,5 @@ export { runService, startService, type ServiceContext, type ServiceParts, type 
 export { stateConsumer, withPlanes, type BusConnection, type Planes, type StateBucket, type StateConsumerOptions, type StatePlane } from "./state-plane.js";
 export { electionIdentity, electionNamespace, electionTimings, leaderElection, whenLeading, type LeaderElection, type LeaderGate, type LeaderWork } from "./leader.js";
 export { freshnessToProto } from "./freshness-proto.js";
+export { CLUSTER_VERSION, kubeEventsFor, webhookRefusal } from "./kube-events.js";
+export { factObserver, KUBE_EVENT_WRITES_METRIC, serviceEventRecorder, type ServiceEvents } from "./service-events.js";

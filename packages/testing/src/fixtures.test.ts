@@ -9,9 +9,9 @@ describe("fixtures", () => {
     expect(existsSync(join(ocUpgradeStatusDir(), "LICENSE"))).toBe(true);
   });
 
-  it("lists the nine oc golden cases, each with its five inputs and two outputs", () => {
+  it("lists the eleven oc golden cases, each with its five inputs and two outputs", () => {
     const cases = ocUpgradeStatusCases();
-    expect(cases).toHaveLength(9);
+    expect(cases).toHaveLength(11);
     for (const name of cases) {
       for (const suffix of ["-cv.yaml", "-co.yaml", "-mc.yaml", "-mcp.yaml", "-node.yaml", ".output", ".detailed-output"]) {
         expect(existsSync(join(ocUpgradeStatusDir(), `${name}${suffix}`)), `${name}${suffix}`).toBe(true);

@@ -8,3 +8,4 @@ export * from "./field-changes.js";
 export * from "./cluster-steps.js";
 export * from "./kubectl.js";
 export * from "./bare-metal-host-crd.js";
+export * from "./tcp-relay.js";

@@ -2,7 +2,7 @@
 // Wiring only (the skeleton runs it): the updater's runnable and BootImageService on gRPC.
 import { BootImageServiceService } from "@lockstep/contracts";
 import { loadKubeAccess } from "@lockstep/kube";
-import { runService } from "@lockstep/skeleton";
+import { runService, serviceEventRecorder } from "@lockstep/skeleton";
 import { bootImageService } from "./api/boot-image-service.js";
 import { bootImageUpdaterConfigSchema, processArch } from "./config.js";
 import { bootImageUpdater } from "./runnable.js";
@@ -11,8 +11,12 @@ await runService({
   name: "bootimage-updater",
   config: bootImageUpdaterConfigSchema,
   async wire({ config, logger, registry, readiness, bus, leader }) {
+    const kc = await loadKubeAccess(config.KUBECONFIG);
+    // Kubernetes Events on the MachineSets (boot image patched/skipped/failed), by the leader.
+    const kubeEvents = serviceEventRecorder({ service: "bootimage-updater", config, kc, leader, logger, registry });
     const { runnable, updater, freshness } = bootImageUpdater({
-      kc: await loadKubeAccess(config.KUBECONFIG),
+      kc,
+      kubeEvents: kubeEvents.recorder,
       bus: bus(),
       logger,
       registry,
@@ -29,6 +33,6 @@ await runService({
         staleTimeoutMs: 30_000,
       },
     });
-    return { grpc: [[BootImageServiceService, bootImageService(updater, logger, freshness)]], runnables: [runnable] };
+    return { grpc: [[BootImageServiceService, bootImageService(updater, logger, freshness)]], runnables: [kubeEvents.runnable, runnable] };
   },
 });

@@ -3,10 +3,10 @@
 // keeps the view and answers previews; only the leader's passes write.
 import { EventPublisher, type BusConnectionOptions, type StateCache } from "@lockstep/bus";
 import { Events, type StateKindName } from "@lockstep/contracts";
-import type { KubeConfigLike } from "@lockstep/kube";
+import type { EventSink, KubeConfigLike } from "@lockstep/kube";
 import { WorkQueue } from "@lockstep/reconcile";
 import { describeStaleness, observeWorkQueue, type createMetricsRegistry, type Freshness, type Readiness, type Runnable, type StateFreshness } from "@lockstep/runtime";
-import { stateConsumer, type LeaderGate } from "@lockstep/skeleton";
+import { factObserver, stateConsumer, type LeaderGate } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import type { PlannedEvent } from "./updater/events.js";
 import { kubeWriter, type BootImageWriter } from "./updater/kube-writer.js";
@@ -18,6 +18,8 @@ const KINDS: StateKindName[] = ["machineSet", "bootImages", "bootImagePolicy", "
 
 export interface BootImageUpdaterOptions {
   kc: KubeConfigLike;
+  /** Kubernetes Events on the MachineSets for the published facts; none: no Events. */
+  kubeEvents?: EventSink;
   bus: BusConnectionOptions;
   logger: Logger;
   settings: UpdaterSettings;
@@ -98,7 +100,7 @@ export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHa
     registry: o.registry,
     stateMaxAgeMs: o.stateMaxAgeMs,
     wire(plane) {
-      publisher = new EventPublisher(plane.nc, SOURCE);
+      publisher = new EventPublisher(plane.nc, SOURCE, factObserver(o.kubeEvents));
       cache = plane.cache;
       freshness = plane.freshness;
       // A pass held while stale runs as soon as the view is fresh again.

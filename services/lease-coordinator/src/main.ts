@@ -4,7 +4,7 @@
 import { LeaseServiceService } from "@lockstep/contracts";
 import { loadKubeAccess } from "@lockstep/kube";
 import { stopOnAbort } from "@lockstep/runtime";
-import { runService } from "@lockstep/skeleton";
+import { runService, serviceEventRecorder, webhookRefusal } from "@lockstep/skeleton";
 import { readFileSync } from "node:fs";
 import { KubeNodeLookups } from "./admission/node-lookups.js";
 import { webhookRefusals } from "./admission/refusal-metrics.js";
@@ -23,6 +23,8 @@ await runService({
   async wire({ config, logger, registry, readiness, bus, leader }) {
     // Without client-node's module graph (~70 MiB) unless the kubeconfig needs it (YAML, exec plugins).
     const kc = await loadKubeAccess(config.KUBECONFIG);
+    // Kubernetes Events on the nodes (leases, webhook refusals) and budgets, written by the leader.
+    const kubeEvents = serviceEventRecorder({ service: "lease-coordinator", config, kc, leader, logger, registry });
     const authMode = authModeOf(config);
     if (authMode === "none") logger.warn({ LEASE_AUTH: "none" }, "LEASE_AUTH=none: callers are not authenticated and may act as any holder; for local and test runs only");
     else logger.info({ token: authMode.token, mtls: authMode.mtls }, "LeaseService callers are authenticated");
@@ -40,6 +42,7 @@ await runService({
       budgetResyncMs: config.BUDGET_RESYNC,
       adapters: adaptersOf(config),
       replica: coordinatorId(config),
+      kubeEvents: kubeEvents.recorder,
       queue: { natsReplicas: config.NATS_REPLICAS, refreshMs: config.LEASE_QUEUE_REFRESH },
     });
 
@@ -56,6 +59,7 @@ await runService({
       }
     }
 
+    const countRefusal = webhookRefusals(registry);
     // The lease webhook: refuses disruptive API requests on nodes another holder leases (admission/).
     const webhook =
       config.ADMISSION_TLS_CERT !== undefined
@@ -69,9 +73,12 @@ await runService({
             breakGlassGroups: config.ADMISSION_BREAK_GLASS_GROUPS,
             logger,
             classify: classifyOptionsOf(config),
+            onRefused: (r) => {
+              kubeEvents.recorder.record(webhookRefusal({ node: r.node, requester: r.requester, what: r.what, holder: r.hold?.lease.holder ?? "another holder", operation: r.hold?.lease.operation }));
+              countRefusal(r.requester, r.operation);
+            },
             onBreakGlass: (node, message) => lc.auditBreakGlass(node, message),
             onWarning: (node, code, message) => lc.auditBreakGlass(node, message, code),
-            onRefused: webhookRefusals(registry),
           })
         : undefined;
 
@@ -79,7 +86,7 @@ await runService({
       grpc: [[LeaseServiceService, lc.service]],
       // Every LeaseService request is a few hundred bytes; far larger ones are refused by the transport.
       grpcChannelOptions: { "grpc.max_receive_message_length": MAX_REQUEST_BYTES },
-      runnables: [lc.runnable, stopOnAbort("webhook", async () => webhook?.stop())],
+      runnables: [kubeEvents.runnable, lc.runnable, stopOnAbort("webhook", async () => webhook?.stop())],
     };
   },
 });

@@ -3,15 +3,15 @@
 // status true (the leader only, with the lease adapters).
 import { ensureLeaseQueueBucket, EventPublisher, type BusConnectionOptions, type StateProjections } from "@lockstep/bus";
 import { Events, type LeaseServiceServer, type LeaseState } from "@lockstep/contracts";
-import type { KubeConfigLike } from "@lockstep/kube";
+import type { EventSink as KubeEventSink, KubeConfigLike } from "@lockstep/kube";
 import { HotLoopGuard, WorkQueue, writeFingerprint } from "@lockstep/reconcile";
 import { abortedPromise, describeStaleness, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
-import { stateConsumer, type LeaderGate } from "@lockstep/skeleton";
+import { factObserver, stateConsumer, type LeaderGate } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import { AdapterReconciler } from "./adapters/reconciler.js";
 import type { AdapterName } from "./adapters/plan.js";
 import type { LeaseAuth } from "./auth/lease-auth.js";
-import { buildView, ClusterTracker, leaseNodeOf, type ClusterChange, type PolicyConfig } from "@lockstep/lease-policy";
+import { budgetScopeKey, buildView, ClusterTracker, leaseNodeOf, type ClusterChange, type PolicyConfig } from "@lockstep/lease-policy";
 import { BudgetMetrics } from "./coordinator/budget-metrics.js";
 import { budgetStatus, BudgetStatusWriter } from "./coordinator/budget-status.js";
 import { Coordinator, type EventSink, type NodeHold } from "./coordinator/coordinator.js";
@@ -54,6 +54,8 @@ export interface LeaseCoordinatorOptions {
   /** Budget status re-evaluation without changes (schedules). Default 30 s. */
   budgetResyncMs?: number;
   clock?: () => number;
+  /** Kubernetes Events for every published fact (the skeleton's serviceEventRecorder); none: no Events. */
+  kubeEvents?: KubeEventSink;
   /** Lease adapters (adapters/): other disruptors' node signals recorded as leases. Absent: off. */
   adapters?: { enabled: readonly AdapterName[]; durationSeconds: number; resyncMs?: number };
   /**
@@ -133,7 +135,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       const api = new KubeLeaseApi(o.kc);
       const ns = await api.ensureNamespace(policy.namespace);
       if (!ns.ok) logger.warn({ namespace: policy.namespace, reason: ns.reason }, "lease namespace could not be ensured");
-      const publisher = new EventPublisher(nc, "lease-coordinator");
+      const publisher = new EventPublisher(nc, "lease-coordinator", factObserver(o.kubeEvents));
       outbox = new EventOutbox({ logger, publish: (e) => publisher.publish(Events[e.kind] as never, e.message as never, { id: e.id }) });
       const events: EventSink = outbox;
       const idx = new LeaseIndex(policy, clock);
@@ -184,7 +186,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
           const cluster = clusterView.cluster();
           const records = idx.all().map((e) => e.rec);
           const view = buildView({ nodes: [], pools: [], budgets: [], leases: [], records, observations: idx.observations, observationsCurrent: true }, now, policy);
-          const desired = budgetStatus(budget, cluster.nodes, cluster.pools, view.heldNodes, new Date(now), policy, cluster);
+          const desired = budgetStatus(budget, cluster.nodes, cluster.pools, view.heldNodes, view.slots(budgetScopeKey(name)), new Date(now), policy, cluster);
           budgetMetrics?.observe(name, desired);
           if (!guard.check(name, writeFingerprint(desired))) return;
           const result = await statusWriter.write(name, desired);

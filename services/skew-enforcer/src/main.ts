@@ -2,7 +2,7 @@
 // Wiring only (the skeleton runs it): the enforcer's runnable and SkewService on gRPC.
 import { SkewServiceService } from "@lockstep/contracts";
 import { loadKubeAccess } from "@lockstep/kube";
-import { runService } from "@lockstep/skeleton";
+import { runService, serviceEventRecorder } from "@lockstep/skeleton";
 import { skewServiceImpl } from "./api/skew-service.js";
 import { skewEnforcerConfigSchema, skewSettingsFromConfig } from "./config.js";
 import { skewEnforcer } from "./runnable.js";
@@ -11,8 +11,12 @@ await runService({
   name: "skew-enforcer",
   config: skewEnforcerConfigSchema,
   async wire({ config, logger, registry, readiness, bus, leader }) {
+    const kc = await loadKubeAccess(config.KUBECONFIG);
+    // Kubernetes Events on the ClusterVersion (upgrade blocked/allowed) and lagging pools, by the leader.
+    const kubeEvents = serviceEventRecorder({ service: "skew-enforcer", config, kc, leader, logger, registry });
     const { runnable, enforcer } = skewEnforcer({
-      kc: await loadKubeAccess(config.KUBECONFIG),
+      kc,
+      kubeEvents: kubeEvents.recorder,
       bus: bus(),
       logger,
       registry,
@@ -27,6 +31,6 @@ await runService({
       bootImagesNamespace: config.BOOTIMAGES_NAMESPACE,
       bootImagesName: config.BOOTIMAGES_CONFIGMAP,
     });
-    return { grpc: [[SkewServiceService, skewServiceImpl(enforcer, logger)]], runnables: [runnable] };
+    return { grpc: [[SkewServiceService, skewServiceImpl(enforcer, logger)]], runnables: [kubeEvents.runnable, runnable] };
   },
 });

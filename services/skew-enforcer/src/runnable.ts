@@ -3,10 +3,10 @@
 // change the single key "cluster" is reconciled by the pure core (enforcer/enforcer.ts). Every
 // replica keeps the view and answers SkewService; only the leader writes and publishes.
 import type { BusConnectionOptions } from "@lockstep/bus";
-import type { KubeConfigLike } from "@lockstep/kube";
+import type { EventSink, KubeConfigLike } from "@lockstep/kube";
 import { WorkQueue } from "@lockstep/reconcile";
 import { describeStaleSince, observeWorkQueue, type Readiness, type Runnable, type StateFreshness } from "@lockstep/runtime";
-import { stateConsumer, type LeaderGate } from "@lockstep/skeleton";
+import { factObserver, stateConsumer, type LeaderGate } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { ClusterOperatorWriter } from "./enforcer/cluster-operator-writer.js";
@@ -18,6 +18,8 @@ import { CLUSTER_OPERATOR_NAME, type SkewSettings } from "@lockstep/skew-rules";
 
 export interface SkewEnforcerRunnableOptions {
   kc: KubeConfigLike;
+  /** Kubernetes Events for the published facts (upgrade blocked/allowed, pool lag); none: no Events. */
+  kubeEvents?: EventSink;
   bus: BusConnectionOptions;
   logger: Logger;
   settings: SkewSettings;
@@ -114,7 +116,7 @@ export function skewEnforcer(o: SkewEnforcerRunnableOptions): SkewEnforcerHandle
       });
     },
     async serve({ nc, cache }, signal) {
-      enforcer.markSynced(cache, new FactLog(nc, o.source ?? "skew-enforcer"));
+      enforcer.markSynced(cache, new FactLog(nc, o.source ?? "skew-enforcer", factObserver(o.kubeEvents)));
       try {
         logger.info({ objects: cache.size }, "state plane synced; enforcing skew");
         queue.add(CLUSTER_KEY);

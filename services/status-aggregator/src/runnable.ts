@@ -63,6 +63,7 @@ export function aggregatorRunnable(o: AggregatorRunnableOptions): Runnable {
       });
       cache.onChange((c) => aggregator.apply(c));
       aggregator.attachFreshness(() => freshness.current());
+      freshness.onChange(() => aggregator.freshnessChanged());
     },
     async serve(_plane, signal) {
       aggregator.markSynced();

@@ -4,7 +4,7 @@
 import type { KubeConfigLike } from "@lockstep/kube";
 import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
 import { TEST_WATCHER_OPTIONS, type TestStack } from "@lockstep/testing";
-import { watcherRunnable } from "@lockstep/watcher";
+import { watcherRunnable, type WatcherOptions } from "@lockstep/watcher";
 import { DisruptionServiceService } from "@lockstep/contracts";
 import type { Aggregator } from "./aggregator/aggregator.js";
 import { disruptionService } from "./api/disruption-service.js";
@@ -13,8 +13,11 @@ import { updateStatusServiceDefinition } from "./proto/fast-encode.js";
 import { aggregatorRunnable } from "./runnable.js";
 
 /** Starts the watcher on `kc`, `aggregator` on the state plane it fills, and serves the aggregator's gRPC. */
-export async function serveAggregator(stack: TestStack, o: { kc: KubeConfigLike; natsUrl: string; aggregator: Aggregator }): Promise<GrpcServerHandle> {
-  stack.run(watcherRunnable({ kc: o.kc, bus: { servers: o.natsUrl }, logger: silentLogger(), ...TEST_WATCHER_OPTIONS }));
+export async function serveAggregator(
+  stack: TestStack,
+  o: { kc: KubeConfigLike; natsUrl: string; aggregator: Aggregator; watcher?: Pick<WatcherOptions, "informer" | "heartbeatIntervalMs">; stateMaxAgeMs?: number },
+): Promise<GrpcServerHandle> {
+  stack.run(watcherRunnable({ kc: o.kc, bus: { servers: o.natsUrl }, logger: silentLogger(), ...TEST_WATCHER_OPTIONS, ...o.watcher, informer: { ...TEST_WATCHER_OPTIONS.informer, ...o.watcher?.informer } }));
   const grpcServer = await startGrpcServer({
     port: 0,
     host: "127.0.0.1",
@@ -24,6 +27,6 @@ export async function serveAggregator(stack: TestStack, o: { kc: KubeConfigLike;
     ],
   });
   stack.defer(() => grpcServer.stop(500));
-  stack.run(aggregatorRunnable({ aggregator: o.aggregator, bus: { servers: o.natsUrl }, logger: silentLogger(), watchRefreshMs: 60_000 }));
+  stack.run(aggregatorRunnable({ aggregator: o.aggregator, bus: { servers: o.natsUrl }, logger: silentLogger(), watchRefreshMs: 60_000, stateMaxAgeMs: o.stateMaxAgeMs }));
   return grpcServer;
 }

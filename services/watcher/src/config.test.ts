@@ -1,6 +1,6 @@
 import { parseConfig } from "@lockstep/runtime";
 import { describe, expect, it } from "vitest";
-import { signalSettings, watcherConfigSchema } from "./config.js";
+import { signalSettings, watchSettings, watcherConfigSchema } from "./config.js";
 
 const base = { NATS_URL: "nats://127.0.0.1:4222" };
 
@@ -32,6 +32,18 @@ describe("watcher config", () => {
     });
     expect(parseConfig(watcherConfigSchema, { ...base, HEARTBEAT_INTERVAL: "500ms", STATE_MAX_AGE: "2s", LEADER_ELECTION: "false" })).toMatchObject({ ok: true });
     expect(parseConfig(watcherConfigSchema, { ...base, HEARTBEAT_INTERVAL: "10ms" })).toMatchObject({ ok: false, errors: ["HEARTBEAT_INTERVAL: must be at least 100ms"] });
+  });
+
+  it("times watches out after 10 s and declares one silent for 15 s hung, and refuses an idle bound a quiet watch would trip", () => {
+    const r = parseConfig(watcherConfigSchema, base);
+    if (!r.ok) throw new Error(r.errors.join("; "));
+    expect(watchSettings(r.config)).toEqual({ watchTimeoutSeconds: 10, idleTimeoutMs: 15_000 });
+    expect(parseConfig(watcherConfigSchema, { ...base, WATCH_TIMEOUT: "20s" })).toEqual({
+      ok: false,
+      errors: ["WATCH_IDLE_TIMEOUT: must be longer than WATCH_TIMEOUT (20000ms), or every healthy but quiet watch is declared hung before the server ends it"],
+    });
+    expect(parseConfig(watcherConfigSchema, { ...base, WATCH_TIMEOUT: "1500ms" })).toMatchObject({ ok: false, errors: ["WATCH_TIMEOUT: must be a whole number of seconds, at least 1s (it is the watch's timeoutSeconds)"] });
+    expect(parseConfig(watcherConfigSchema, { ...base, WATCH_TIMEOUT: "2s", WATCH_IDLE_TIMEOUT: "3s" })).toMatchObject({ ok: true });
   });
 
   it("publishes every disruptor's signals from kured's default DaemonSet unless told otherwise", () => {

@@ -11,6 +11,8 @@ import { KURED_DEFAULTS, SIGNAL_SOURCES, type SignalSourceName } from "./sync/wa
  * | BOOTIMAGES_NAMESPACE / BOOTIMAGES_CONFIGMAP | the release's boot image ConfigMap | openshift-machine-config-operator / coreos-bootimages |
  * | WATCHER_ID | identity in meta.synced | hostname |
  * | HEARTBEAT_INTERVAL | how often `heartbeat.watcher` is written while the watches are current; at most half of STATE_MAX_AGE | 3s |
+ * | WATCH_TIMEOUT | server-side timeout of each watch (`timeoutSeconds`, whole seconds); a healthy watch ends (after a bookmark) and is re-opened at least this often | 10s |
+ * | WATCH_IDLE_TIMEOUT | a list or watch that brings nothing (no event, bookmark or end) for this long is declared hung: the heartbeat is withheld and the resource relisted; longer than WATCH_TIMEOUT | 15s |
  * | LEADER_ELECTION_LEASE_DURATION / _RENEW_DEADLINE / _RETRY_PERIOD | as every service (runtime's base config), with shorter defaults: a new leader must be writing heartbeats before consumers call the view stale (the last heartbeat + STATE_MAX_AGE); the worst case after a crash is one retry period to observe the last renewal, the lease duration, one more retry period, then the bucket read | 6s / 4s / 1s |
  * | SIGNAL_SOURCES | disruptors whose own objects become node signals for the lease adapters: nodemaintenance, selfnoderemediation, fenceagentsremediation, kured, machine, machineconfig (`none`: none) | all |
  * | KURED_NAMESPACE / KURED_DAEMONSET / KURED_LOCK_ANNOTATION | kured's DaemonSet and its lock annotation (kured's --ds-namespace, --ds-name, --lock-annotation) | kube-system / kured / weave.works/kured-node-lock |
@@ -22,6 +24,10 @@ export const watcherConfigSchema = serviceConfigSchema({
   BOOTIMAGES_CONFIGMAP: env.string().default("coreos-bootimages"),
   WATCHER_ID: env.string().optional(),
   HEARTBEAT_INTERVAL: env.duration().default(3_000),
+  // A hung watch (no bytes, no close) is noticed only by silence: a short server-side timeout makes
+  // silence longer than it impossible for a healthy watch, whatever the API server's bookmark pace.
+  WATCH_TIMEOUT: env.duration().default(10_000),
+  WATCH_IDLE_TIMEOUT: env.duration().default(15_000),
   LEADER_ELECTION_LEASE_DURATION: env.duration().default(6_000),
   LEADER_ELECTION_RENEW_DEADLINE: env.duration().default(4_000),
   LEADER_ELECTION_RETRY_PERIOD: env.duration().default(1_000),
@@ -47,6 +53,11 @@ export const watcherConfigSchema = serviceConfigSchema({
   if (typeof ann === "string" && !/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/.test(ann)) {
     ctx.addIssue({ code: "custom", path: ["KURED_LOCK_ANNOTATION"], message: `"${ann}" is not an annotation key` });
   }
+  const watchTimeout = c.WATCH_TIMEOUT as unknown, idle = c.WATCH_IDLE_TIMEOUT as unknown;
+  if (typeof watchTimeout === "number" && (watchTimeout < 1_000 || watchTimeout % 1_000 !== 0)) ctx.addIssue({ code: "custom", path: ["WATCH_TIMEOUT"], message: "must be a whole number of seconds, at least 1s (it is the watch's timeoutSeconds)" });
+  else if (typeof watchTimeout === "number" && typeof idle === "number" && idle <= watchTimeout) {
+    ctx.addIssue({ code: "custom", path: ["WATCH_IDLE_TIMEOUT"], message: `must be longer than WATCH_TIMEOUT (${watchTimeout}ms), or every healthy but quiet watch is declared hung before the server ends it` });
+  }
   // Consumers call the view stale after STATE_MAX_AGE without a heartbeat: one missed beat must not do it.
   const interval = c.HEARTBEAT_INTERVAL as unknown;
   const maxAge = c.STATE_MAX_AGE as unknown;
@@ -61,6 +72,11 @@ export const watcherConfigSchema = serviceConfigSchema({
 });
 
 /** The watcher's signal settings, already validated by the schema. */
+/** The informers' watch timings, already validated by the schema. */
+export function watchSettings(c: Pick<ReturnType<typeof watcherConfigSchema.parse>, "WATCH_TIMEOUT" | "WATCH_IDLE_TIMEOUT">): { watchTimeoutSeconds: number; idleTimeoutMs: number } {
+  return { watchTimeoutSeconds: c.WATCH_TIMEOUT / 1000, idleTimeoutMs: c.WATCH_IDLE_TIMEOUT };
+}
+
 export function signalSettings(c: Pick<ReturnType<typeof watcherConfigSchema.parse>, "SIGNAL_SOURCES" | "KURED_NAMESPACE" | "KURED_DAEMONSET" | "KURED_LOCK_ANNOTATION">) {
   const sources = c.SIGNAL_SOURCES as string[];
   return {

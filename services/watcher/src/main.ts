@@ -2,7 +2,7 @@
 // Wiring only (the skeleton runs it): the watcher's runnable. Its gRPC server serves health only.
 import { loadKubeAccess } from "@lockstep/kube";
 import { runService } from "@lockstep/skeleton";
-import { signalSettings, watcherConfigSchema } from "./config.js";
+import { signalSettings, watchSettings, watcherConfigSchema } from "./config.js";
 import { watcherRunnable } from "./runnable.js";
 
 await runService({
@@ -23,6 +23,7 @@ await runService({
           // Replicas on one host (lockstep up --replicas) share a hostname: the pod name tells them apart.
           identity: config.WATCHER_ID ?? config.POD_NAME,
           heartbeatIntervalMs: config.HEARTBEAT_INTERVAL,
+          informer: watchSettings(config),
           leaseNamespaces: config.LEASE_NAMESPACES,
           bootImagesNamespace: config.BOOTIMAGES_NAMESPACE,
           bootImagesName: config.BOOTIMAGES_CONFIGMAP,

@@ -46,9 +46,15 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 app.kubernetes.io/component: {{ .name }}
 {{- end }}
 
+{{/* repository:tag, pinned with @digest when global.image.digest is set (by `npm run image`'s packaged chart)
+     and the service does not name an image of its own. */}}
 {{- define "lockstep.image" -}}
 {{- $g := .root.Values.global.image -}}
-{{- printf "%s:%s" (default $g.repository .v.image.repository) (default (default .root.Chart.AppVersion $g.tag) .v.image.tag) -}}
+{{- $ref := printf "%s:%s" (default $g.repository .v.image.repository) (default (default .root.Chart.AppVersion $g.tag) .v.image.tag) -}}
+{{- if and $g.digest (not .v.image.repository) (not .v.image.tag) -}}
+{{- $ref = printf "%s@%s" $ref $g.digest -}}
+{{- end -}}
+{{- $ref -}}
 {{- end }}
 
 {{/* Environment of one service: the runtime's base variables, then its own settings. */}}

@@ -52,6 +52,7 @@ services:
       - lockstep.v1.evt.lease.released
       - lockstep.v1.evt.lease.expired
       - lockstep.v1.evt.lease.preempted
+      - lockstep.v1.evt.lease.preemption-withdrawn
       - lockstep.v1.evt.warning.raised
   skew-enforcer:
     publish:

@@ -1,8 +1,9 @@
-// `lockstep kube-sim serve`: runs the Kubernetes API emulator until SIGINT/SIGTERM.
+// `lockstep kube-sim serve`: runs the Kubernetes API emulator until SIGINT/SIGTERM/SIGHUP; over HTTPS
+// with a CA of its own whenever authentication is on.
 import { readFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
 import { CliError, EXIT } from "../exit-codes.js";
-import { parseFaultSpec, parseTokenAuthFile, startKubeSim, type CrdSet, type StaticUser } from "@lockstep/kube-sim";
+import { generateServingTls, parseFaultSpec, parseTokenAuthFile, startKubeSim, type CrdSet, type StaticUser } from "@lockstep/kube-sim";
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -54,7 +55,7 @@ export function register(program: Command): void {
     .option("--host <addr>", "address to listen on", "127.0.0.1")
     .option("--kubeconfig-out <file>", "write a kubeconfig for kubectl and client-node")
     .option("--load <file>", "YAML/JSON objects or Lists to seed (repeatable)", collect, [])
-    .option("--token <token>", "require this bearer token (401 otherwise); it acts as kube-sim-admin in system:masters")
+    .option("--token <token>", "require this bearer token (401 otherwise); it acts as kube-sim-admin in system:masters. Any authentication serves HTTPS with a generated CA (in --kubeconfig-out)")
     .option("--token-auth-file <file>", 'static users, kube-apiserver format: CSV lines token,user,uid[,"group1,group2"]')
     .option("--user <csv>", 'one static user as a token-auth-file line, e.g. \'tok,alice,,"ops,dev"\' (repeatable)', collect, [])
     .option("--authorization-mode <mode>", "AlwaysAllow (default) or RBAC: authorize every request against the stored RBAC objects (403 otherwise)")
@@ -85,6 +86,10 @@ export function register(program: Command): void {
       if (opts.tokenAuthFile) users.push(...parseTokenAuthFile(await readFile(opts.tokenAuthFile, "utf8"), opts.tokenAuthFile));
       opts.user.forEach((line, i) => users.push(...parseTokenAuthFile(line, `--user #${i + 1}`)));
       const webhookServices = Object.fromEntries(opts.webhookService.map(parseWebhookService));
+      // With authentication on, serve HTTPS as an API server does: kubectl and client-go send a
+      // bearer token only over TLS. The CA goes into --kubeconfig-out.
+      const authenticated = opts.token !== undefined || users.length > 0;
+      const tls = authenticated ? generateServingTls(opts.host) : undefined;
       const faults = opts.fault.length ? [...(opts.seed !== undefined ? [`seed=${opts.seed}`] : []), ...opts.fault] : undefined;
       const sim = await startKubeSim({
         port: opts.port,
@@ -98,6 +103,7 @@ export function register(program: Command): void {
         historyLimit: opts.history,
         seed: opts.seed,
         webhookServices,
+        tls,
       });
       if (opts.kubeconfigOut) await sim.writeKubeconfig(opts.kubeconfigOut);
       process.stdout.write(`${sim.url}\n`);
@@ -106,6 +112,7 @@ export function register(program: Command): void {
         const shutdown = () => resolve();
         process.once("SIGINT", shutdown);
         process.once("SIGTERM", shutdown);
+        process.once("SIGHUP", shutdown);
       });
       if (opts.dumpOnExit) await sim.dump(opts.dumpOnExit);
       await sim.stop();

@@ -1,4 +1,4 @@
-// `lockstep leases`, `lockstep lease acquire|release`, `lockstep preflight`: the lease-coordinator's
+// `lockstep leases`, `lockstep lease acquire|release|cancel-preemption`, `lockstep preflight`: the lease-coordinator's
 // LeaseService over gRPC (--server, default $LOCKSTEP_LEASE_COORDINATOR_ADDR or 127.0.0.1:9091), authenticated with
 // the caller's token (connection.ts); refusals exit 3, unreachable 4, not allowed 5 (exit-codes.ts).
 import * as grpc from "@grpc/grpc-js";
@@ -10,6 +10,7 @@ import {
   type ListResponse,
   type PreflightUpgradeResponse,
   type AcquireResponse,
+  type CancelPreemptionResponse,
   type ReleaseResponse,
 } from "@lockstep/contracts";
 import { toOperationType } from "@lockstep/lease-client";
@@ -101,7 +102,7 @@ export function formatWarnings(warnings: readonly Warning[]): string {
   return warnings.map((w) => `WARNING [${w.code}]${w.node ? ` ${w.node}` : ""}: ${w.message}\n`).join("");
 }
 
-async function rpc<Res>(flags: ConnectionFlags & { server?: string }, method: "acquire" | "release" | "list" | "preflightUpgrade", req: object): Promise<Res> {
+async function rpc<Res>(flags: ConnectionFlags & { server?: string }, method: "acquire" | "release" | "cancelPreemption" | "list" | "preflightUpgrade", req: object): Promise<Res> {
   const target = serverAddress("lease-coordinator", flags.server);
   const server = target.address;
   const metadata = await callMetadata(flags);
@@ -185,6 +186,15 @@ export function register(program: Command): void {
       const res = await rpc<ReleaseResponse>(flags, "release", { node, holder: flags.holder });
       if (!res.released) throw new CliError(EXIT.REFUSED, `${flags.holder || "you"} did not hold ${node}; nothing was released`);
       process.stdout.write(`released ${node}\n`);
+    });
+  // Its own verb, not `release`: release gives up a hold you have; this withdraws a claim on a hold
+  // someone else has (the forced acquire's preemption mark), and the holder may renew again.
+  connectionOptions(lease.command("cancel-preemption <node>").description("withdraw your pending --force preemption of a node: its holder may renew again (another's needs the release-any right)"))
+    .option("--holder <identity>", "the preemptor whose preemption to withdraw (default: yours)", "")
+    .action(async (node: string, flags: Flags & { holder: string }) => {
+      const res = await rpc<CancelPreemptionResponse>(flags, "cancelPreemption", { node, holder: flags.holder });
+      if (!res.cancelled) throw new CliError(EXIT.REFUSED, `${flags.holder || "you"} had no pending preemption of ${node}; nothing was withdrawn`);
+      process.stdout.write(`preemption of ${node} withdrawn${res.lease?.holder ? `; ${res.lease.holder} keeps it` : ""}\n`);
     });
 
   connectionOptions(program.command("preflight").argument("[version]", "the upgrade's target OpenShift version, e.g. 4.17.0", versionArg).description("before an upgrade: nodes under maintenance or otherwise held, and budgets that block"))

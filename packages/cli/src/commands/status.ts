@@ -4,8 +4,6 @@ import { type Details, StatusError, parseDetails } from "@lockstep/insights";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { serverHelp } from "../addresses.js";
 import { CliError, EXIT } from "../exit-codes.js";
-import { runLive } from "./status/live.js";
-import { runOffline } from "./status/offline.js";
 
 interface StatusFlags {
   fromDir?: string;
@@ -58,11 +56,16 @@ export function register(program: Command): void {
         if (!flags.fromDir || !flags.case) throw new CliError(EXIT.USAGE, "offline mode needs both --from-dir DIR and --case NAME");
         if (flags.watch || flags.output || flags.server) throw new CliError(EXIT.USAGE, "--watch, -o and --server are for live mode; offline mode (--from-dir, --case) prints the text once");
         // The fixture files are the command's arguments: one that cannot be read or parsed is a usage error.
+        // Each mode loads only its own code: offline needs no gRPC, live no fixture evaluation.
+        const { runOffline } = await import("./status/offline.js");
         const { text, notices } = usage(() => runOffline(flags.fromDir!, flags.case!, details));
         for (const n of notices) process.stderr.write(`${n}\n`);
         process.stdout.write(text);
         return;
       }
-      await runLive({ server: flags.server, watch: flags.watch, output: flags.output ?? "text", details });
+      const { runLive } = await import("./status/live.js");
+      // The answer is printed either way; a stale one also exits 3, so a script cannot take it as current.
+      const { stale } = await runLive({ server: flags.server, watch: flags.watch, output: flags.output ?? "text", details });
+      if (stale) process.exitCode = EXIT.REFUSED;
     });
 }

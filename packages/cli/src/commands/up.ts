@@ -7,6 +7,7 @@ import { addressVariable, SERVICE_PORTS, type CliService } from "../addresses.js
 import { CliError, EXIT } from "../exit-codes.js";
 import {
   describeSupervisorEvent,
+  freePort,
   natsReplicasFor,
   parseNatsClusterSize,
   SERVICE_NAMES,
@@ -31,7 +32,8 @@ export function register(program: Command): void {
     .option("--log-level <level>", "service log level", "info")
     .option("--replicas <n>", "processes per service; above 1 they elect a leader with Leases in --election-namespace, which must exist", "1")
     .option("--election-namespace <ns>", "namespace of the election Leases (with --replicas above 1)", "lockstep-system")
-    .action(async (o: { kubeconfig: string; nats?: string; natsCluster?: string; runDir: string; services?: string; logLevel: string; replicas: string; electionNamespace: string }) => {
+    .option("--free-ports", "listen on free ports instead of the defaults (gRPC 9090-9094, HTTP 8090-8094); the export line printed at start says where", false)
+    .action(async (o: { kubeconfig: string; nats?: string; natsCluster?: string; runDir: string; services?: string; logLevel: string; replicas: string; electionNamespace: string; freePorts: boolean }) => {
       const clusterSize = natsClusterOption(o);
       const replicas = Number(o.replicas);
       if (!/^\d+$/.test(o.replicas) || replicas < 1 || replicas > 9) throw new CliError(EXIT.USAGE, `--replicas ${o.replicas}: expected a whole number from 1 to 9`);
@@ -58,7 +60,10 @@ export function register(program: Command): void {
       }
       const natsUrl = cluster ? cluster.urls.join(",") : o.nats!;
       const env = cluster ? { "*": { NATS_REPLICAS: String(natsReplicasFor(cluster.servers.length)) } } : undefined;
+      const ports: Partial<Record<ServiceName, { grpc: number; http: number }>> = {};
+      if (o.freePorts) for (const s of services) ports[s] = { grpc: await freePort(), http: await freePort() };
       const system = await startSystem({
+        ports,
         kubeconfig: resolve(o.kubeconfig),
         natsUrl,
         runDir,

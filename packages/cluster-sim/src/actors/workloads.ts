@@ -1,6 +1,12 @@
-// Pods: the kubelet's pod-ready / pod-delete stages, a ReplicaSet-like controller that replaces
-// evicted pods on schedulable nodes of their pool, and drain blockers (a pod guarded by a PDB with
-// maxUnavailable 0, so evictions from that node keep failing with 429 as on a real cluster).
+// Pods: the kubelet's pod-ready / pod-delete stages, the pod garbage collector, a ReplicaSet-like
+// controller that replaces evicted pods on schedulable nodes of their pool, and drain blockers (a pod
+// guarded by a PDB with maxUnavailable 0, so evictions from that node keep failing with 429 as on a
+// real cluster).
+//
+// Every pod with a deletionTimestamp is finished by someone, or a drain waits on it for good (its
+// PDB stays at zero disruptions): the kubelet of a Ready node within the grace period (at once for a
+// pod that never started), the kubelet of a rebooting node when it is back, the pod GC for a pod whose
+// node is gone. A pod without a node is removed by the API server itself.
 import { rfc3339 } from "../clock.js";
 import { SIM_LABEL, SIM_WORKLOAD_LABEL } from "../constants.js";
 import type { SimContext } from "../context.js";
@@ -18,6 +24,15 @@ function podRunningReady(p: KubeObject): boolean {
   return p.status?.phase === "Running" && conditionOf(p, "Ready")?.status === "True";
 }
 
+const startKey = (p: KubeObject) => `pod/${p.metadata.namespace}/${p.metadata.name}`;
+const deleteKey = (p: KubeObject) => `pod-delete/${p.metadata.namespace}/${p.metadata.name}`;
+
+/** A running pod's containers stop within its grace period: the simulated stop time, capped by the grace. */
+function killDelayMs(ctx: SimContext, p: KubeObject, stopMs: number): number {
+  const grace = p.metadata.deletionGracePeriodSeconds ?? p.spec?.terminationGracePeriodSeconds ?? 30;
+  return Math.min(stopMs, ctx.clock.realMs(Math.max(0, grace) * 1000));
+}
+
 export interface Blockers {
   block(node: string): Promise<void>;
   unblock(node: string): Promise<void>;
@@ -31,28 +46,48 @@ export class PodActors implements Blockers {
     ctx.world.onChange((kind, obj, _old, deleted) => {
       if (kind === "pod") {
         if (!deleted) this.evaluatePod(obj);
-        else ctx.wheel.cancel(`pod/${obj.metadata.namespace}/${obj.metadata.name}`);
+        else {
+          ctx.wheel.cancel(startKey(obj));
+          ctx.wheel.cancel(deleteKey(obj));
+        }
         if (labelsOf(obj)[SIM_WORKLOAD_LABEL]) this.kickReplicas();
-      } else if (kind === "node" && !deleted && isReady(obj)) {
-        // A node back from its reboot starts the pods waiting on it.
-        for (const p of ctx.world.podsByNode.get(obj.metadata.name)?.values() ?? []) if (!podRunningReady(p)) this.evaluatePod(p);
+      } else if (kind === "node" && deleted) {
+        // The pod GC: pods bound to a node that no longer exists are removed at once.
+        for (const p of [...(ctx.world.podsByNode.get(obj.metadata.name)?.values() ?? [])]) this.finishPod(p, 0);
+      } else if (kind === "node" && isReady(obj)) {
+        // A node back from its reboot starts the pods waiting on it and finishes the ones deleted meanwhile.
+        for (const p of ctx.world.podsByNode.get(obj.metadata.name)?.values() ?? []) if (!podRunningReady(p) || p.metadata.deletionTimestamp) this.evaluatePod(p);
       }
     });
   }
 
   private evaluatePod(p: KubeObject): void {
-    const key = `pod/${p.metadata.namespace}/${p.metadata.name}`;
-    const { wheel, timing } = this.ctx;
-    if (wheel.has(key)) return;
+    const { wheel, timing, world } = this.ctx;
+    const nodeName = p.spec?.nodeName as string | undefined;
+    const node = nodeName ? world.get("node", nodeName) : undefined;
     if (p.metadata.deletionTimestamp) {
-      wheel.schedule(key, stageDelayMs(this.ctx, timing.podDelete, key), () => void this.ctx.writer.deletePod(p.metadata.namespace!, p.metadata.name, 0).catch(() => this.retryPod(p)));
+      // A pending start must not hide the deletion (it used to: the start job found the pod
+      // terminating and did nothing, and the pod stayed Terminating for ever).
+      wheel.cancel(startKey(p));
+      if (wheel.has(deleteKey(p))) return;
+      if (nodeName && !node) return this.finishPod(p, 0); // pod GC: its node is gone
+      if (!node || !isReady(node)) return; // the kubelet is down: it finishes the pod when the node is back
+      const started = p.status?.phase === "Running";
+      this.finishPod(p, started ? killDelayMs(this.ctx, p, stageDelayMs(this.ctx, timing.podDelete, deleteKey(p))) : 0);
       return;
     }
-    const nodeName = p.spec?.nodeName as string | undefined;
+    const key = startKey(p);
+    if (wheel.has(key)) return;
     if (!nodeName || podRunningReady(p)) return;
-    const node = this.ctx.world.get("node", nodeName);
     if (!node || !isReady(node)) return;
     wheel.schedule(key, stageDelayMs(this.ctx, timing.podReady, key), () => void this.startPod(p.metadata.namespace!, p.metadata.name));
+  }
+
+  /** Removes a terminating pod after `delayMs` real milliseconds (the kubelet's final delete, or the pod GC's). */
+  private finishPod(p: KubeObject, delayMs: number): void {
+    const key = deleteKey(p);
+    this.ctx.wheel.cancel(startKey(p));
+    this.ctx.wheel.schedule(key, delayMs, () => void this.ctx.writer.deletePod(p.metadata.namespace!, p.metadata.name, 0).catch(() => this.retryPod(p)));
   }
 
   private async startPod(ns: string, name: string): Promise<void> {

@@ -38,7 +38,7 @@ export class RequesterLabels {
   }
 }
 
-/** The counter on `registry` and the hook the webhook calls on each refusal (dry runs too: the caller was refused). */
+/** The counter on `registry` and the hook the webhook calls on each refusal (not dry runs: they disrupt nothing). */
 export function webhookRefusals(registry: Registry, max = MAX_NAMED_REQUESTERS): (username: string, operation: string) => void {
   if (registry.getSingleMetric(WEBHOOK_REFUSALS_METRIC)) registry.removeSingleMetric(WEBHOOK_REFUSALS_METRIC);
   const counter = new Counter({

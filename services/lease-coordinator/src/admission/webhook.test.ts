@@ -128,7 +128,7 @@ describe.skipIf(!hasOpenssl())("the lease webhook", () => {
       onBreakGlass: (_node, message) => audits.push(message),
       onWarning: (node, code, message) => warned.push([node, code, message]),
       onReview: (o) => outcomes.push(o),
-      onRefused: (user, operation) => refusals.push([user, operation]),
+      onRefused: (r) => refusals.push([r.requester, r.operation]),
       clock: () => NOW,
     });
   }, 30_000);

@@ -1,16 +1,17 @@
 // @lockstep/lease-client against the real service: the renew loop keeps the lease past its
 // duration, and a forced request preempts it: the client stops renewing, tells its owner, waits for
-// the owner's safe point and releases, and the preemptor is granted.
+// the owner's safe point and releases, and the preemptor is granted. The Watch stream that tells it
+// at once is on by default; a withdrawn preemption reaches the owner before the release.
 import { acquireLease, CoordinatorNodeLeaser, LeaseDeniedError, LeasePreemptedError, type PreemptionInfo } from "@lockstep/lease-client";
-import { OperationType } from "@lockstep/contracts";
+import { OperationType, PreemptionKind, type CancelPreemptionResponse } from "@lockstep/contracts";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquire, holdersInApi, NS, startWorld, type World } from "../test-harness.js";
+import { acquire, call, holdersInApi, NS, startWorld, type World } from "../test-harness.js";
 
 let world: World;
 
 beforeAll(async () => {
-  world = await startWorld({ nodes: ["c1", "c2", "c3", "c4", "c5"] });
+  world = await startWorld({ nodes: ["c1", "c2", "c3", "c4", "c5", "c6"] });
 });
 
 afterAll(async () => {
@@ -19,7 +20,7 @@ afterAll(async () => {
 
 
 describe("lease-client", () => {
-  it("renews automatically; a forced request preempts it: the renew is refused as Preempted, the client stops, tells its owner and releases, and the admin is granted", async () => {
+  it("renews automatically; a forced request preempts it: the renew is refused as Preempted (watching opted out), the client stops, tells its owner and releases, and the admin is granted", async () => {
     const states: string[] = [];
     const told: PreemptionInfo[] = [];
     const handle = await acquireLease({
@@ -30,6 +31,8 @@ describe("lease-client", () => {
       reason: "rendered-worker-3",
       durationSeconds: 2,
       timings: { retryPeriodSeconds: 0.2, renewDeadlineSeconds: 1.5, maxConsecutiveLosses: 2 },
+      // Opted out: only the refused renew (its RenewRefusal trailer) can tell it.
+      watchPreemption: false,
       onStateChange: (s) => states.push(s),
       onPreempted: (info) => void told.push(info),
     });
@@ -52,7 +55,10 @@ describe("lease-client", () => {
     expect(handle.signal.reason).toBeInstanceOf(LeasePreemptedError);
     expect((handle.signal.reason as LeasePreemptedError).preemptedBy).toBe("admin-alice (Maintenance)");
     expect(handle.preemptedBy).toBe("admin-alice (Maintenance)");
-    expect(told).toEqual([expect.objectContaining({ node: "c1", holder: "mcd/c1", preemptedBy: "admin-alice (Maintenance)" })]);
+    expect((handle.signal.reason as LeasePreemptedError).reason).toMatch(/^Preempted: preempted by admin-alice \(Maintenance\)/);
+    const fields = { kind: PreemptionKind.PREEMPTION_KIND_FORCED, holder: "admin-alice", operation: OperationType.OPERATION_TYPE_MAINTENANCE, reason: "bad DIMM" };
+    expect((handle.signal.reason as LeasePreemptedError).preemption).toMatchObject(fields);
+    expect(told).toEqual([expect.objectContaining({ node: "c1", holder: "mcd/c1", preemptedBy: "admin-alice (Maintenance)", preemption: expect.objectContaining(fields) })]);
     // One refused renew is enough (no K-in-a-row wait); then the client releases by itself.
     await waitFor(() => handle.state === "released", { timeoutMs: 5_000, what: "the client's release" });
     expect(states).toEqual(["preempted", "released"]);
@@ -63,9 +69,10 @@ describe("lease-client", () => {
     expect((await holdersInApi(world)).get("c1")).toBe("admin-alice");
   });
 
-  it("on the Watch stream it learns at once, stops at the owner's safe point and releases; a waiting forcer is granted then", async () => {
+  it("without opting in, it learns on the Watch stream at once, stops at the owner's safe point and releases; a waiting forcer is granted then", async () => {
     let reachSafePoint!: () => void;
     const safePoint = new Promise<void>((r) => (reachSafePoint = r));
+    const told: PreemptionInfo[] = [];
     const handle = await acquireLease({
       address: world.replicas[0]!.address,
       node: "c4",
@@ -73,16 +80,20 @@ describe("lease-client", () => {
       holder: "mcd/c4",
       reason: "rendered-worker-4",
       durationSeconds: 30,
-      // Renews are rare: only the Watch stream can tell it this soon.
+      // Renews are rare: only the Watch stream can tell it this soon. No watchPreemption: the default.
       timings: { retryPeriodSeconds: 10, renewDeadlineSeconds: 20 },
-      watchPreemption: true,
-      onPreempted: () => safePoint,
+      onPreempted: (info) => {
+        told.push(info);
+        return safePoint;
+      },
     });
     const started = Date.now();
     const forcer = acquire(world.replicas[0]!.client, { node: "c4", holder: "admin-bob", operation: OperationType.OPERATION_TYPE_MAINTENANCE, reason: "firmware", force: true, waitSeconds: 30 });
     await waitFor(() => handle.signal.aborted, { timeoutMs: 5_000, what: "the preemption seen on the Watch stream" });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(handle.state).toBe("preempted");
+    expect(told[0]?.reason).toBe("preempted by admin-bob (Maintenance) (seen on the Watch stream)");
+    expect(told[0]?.preemption).toMatchObject({ kind: PreemptionKind.PREEMPTION_KIND_FORCED, holder: "admin-bob", reason: "firmware" });
     // Until the owner's safe point, the node stays with the holder (it may not be disrupted twice).
     await new Promise((r) => setTimeout(r, 300));
     expect((await holdersInApi(world)).get("c4")).toBe("mcd/c4");
@@ -100,7 +111,8 @@ describe("lease-client", () => {
       address: world.replicas[0]!.address,
       holder: "cluster-sim-mcd",
       durationSeconds: 30,
-      watchPreemption: true,
+      // Renews are rare: the leaser's one shared Watch stream (on by default) tells it.
+      timings: { retryPeriodSeconds: 10, renewDeadlineSeconds: 20 },
       onPreempted: async (node, kind, by) => void preempted.push(`${kind}/${node} by ${by}`),
       onLost: (node) => void lost.push(node),
     });
@@ -115,6 +127,38 @@ describe("lease-client", () => {
     } finally {
       await mco.close();
     }
+  });
+
+  it("a preemption withdrawn before the owner's safe point is told to the owner; the node is released and nobody is granted it", async () => {
+    let reachSafePoint!: () => void;
+    const safePoint = new Promise<void>((r) => (reachSafePoint = r));
+    const withdrawn: PreemptionInfo[] = [];
+    const handle = await acquireLease({
+      address: world.replicas[0]!.address,
+      node: "c6",
+      operation: "Update",
+      holder: "mcd/c6",
+      reason: "rendered-worker-6",
+      durationSeconds: 30,
+      timings: { retryPeriodSeconds: 10, renewDeadlineSeconds: 20 },
+      onPreempted: () => safePoint,
+      onPreemptionWithdrawn: (info) => void withdrawn.push(info),
+    });
+    const forced = await acquire(world.replicas[0]!.client, { node: "c6", holder: "admin-erin", operation: OperationType.OPERATION_TYPE_MAINTENANCE, reason: "wrong node", force: true });
+    expect(forced.deniedCode).toBe("PreemptionPending");
+    await waitFor(() => handle.signal.aborted, { timeoutMs: 5_000, what: "the preemption seen on the Watch stream" });
+    const res = await call<unknown, CancelPreemptionResponse>(world.replicas[0]!.client, "cancelPreemption", { node: "c6", holder: "admin-erin" });
+    expect(res.cancelled).toBe(true);
+    await waitFor(() => withdrawn.length > 0, { timeoutMs: 5_000, what: "the withdrawal told to the owner" });
+    expect(withdrawn).toEqual([
+      expect.objectContaining({ node: "c6", holder: "mcd/c6", preemptedBy: "admin-erin (Maintenance)", preemption: expect.objectContaining({ kind: PreemptionKind.PREEMPTION_KIND_WITHDRAWN, holder: "admin-erin" }) }),
+    ]);
+    expect(handle.state).toBe("preempted");
+    reachSafePoint();
+    await waitFor(() => handle.state === "released", { timeoutMs: 5_000, what: "the client's release" });
+    expect((await holdersInApi(world)).get("c6")).toBeUndefined();
+    // No reservation is left for the withdrawn preemptor: anyone may take the node.
+    expect((await acquire(world.replicas[0]!.client, { node: "c6", holder: "mcd/c6-next", operation: OperationType.OPERATION_TYPE_UPDATE })).granted).toBe(true);
   });
 
   it("throws LeaseDeniedError with the holder when the node is under maintenance", async () => {

@@ -2,12 +2,15 @@
 import * as grpc from "@grpc/grpc-js";
 import {
   AcquireResponse,
+  CancelPreemptionResponse,
   GetResponse,
   ListResponse,
   PreflightUpgradeResponse,
   ReleaseResponse,
   RenewResponse,
+  renewRefusalMetadata,
   type LeaseServiceServer,
+  type NodeLease,
   type WatchRequest,
   type WatchResponse,
 } from "@lockstep/contracts";
@@ -35,7 +38,19 @@ function status(code: grpc.status, details: string): Partial<grpc.ServiceError> 
   return { code, details, message: details };
 }
 
+/** A refused Renew: its text for older clients, its fields in the RenewRefusal trailer. */
+class RenewRefused extends CoordinatorError {
+  constructor(
+    readonly code: string,
+    readonly reason: string,
+    readonly current: NodeLease | undefined,
+  ) {
+    super("refused", `${code}: ${reason}`);
+  }
+}
+
 function toStatus(err: unknown, logger: Logger): Partial<grpc.ServiceError> {
+  if (err instanceof RenewRefused) return { ...status(grpc.status.FAILED_PRECONDITION, err.message), metadata: renewRefusalMetadata({ code: err.code, message: err.reason, current: err.current }) };
   if (err instanceof AuthError) return status(err.kind === "unauthenticated" ? grpc.status.UNAUTHENTICATED : grpc.status.PERMISSION_DENIED, err.message);
   if (err instanceof CoordinatorError) {
     switch (err.kind) {
@@ -132,7 +147,7 @@ export function leaseService(deps: LeaseServiceDeps): LeaseServiceServer {
       if (out.kind === "refused") {
         // A refused renew means the hold is gone, belongs to someone else, or is preempted
         // ("Preempted: preempted by <holder> (<op>) ..."): the holder must stop (and may release).
-        throw new CoordinatorError("refused", `${out.code}: ${out.reason}`);
+        throw new RenewRefused(out.code, out.reason, out.current);
       }
       return RenewResponse.fromPartial({ lease: out.lease });
     }),
@@ -148,6 +163,22 @@ export function leaseService(deps: LeaseServiceDeps): LeaseServiceServer {
       const out = await coordinator.release({ node: req.node, holder });
       if (out.kind === "refused") throw new CoordinatorError("refused", `AlreadyHeld: ${out.reason}`);
       return ReleaseResponse.fromPartial({ released: out.released });
+    }),
+    cancelPreemption: unary(deps, async (req, caller) => {
+      checkBounds({ node: req.node, holder: req.holder });
+      if (!req.node) throw new CoordinatorError("invalid", "invalid request: node is empty");
+      const coordinator = need(deps);
+      // The preemptor is the caller (under any of its suffixes), as for a release; withdrawing
+      // another's preemption needs release-any, the right to end another's claim on the node.
+      const preemptor = releasingHolder(caller, req.holder, () => coordinator.get(req.node)?.preemption?.holder ?? "");
+      if (ownsHolder(caller, preemptor)) await deps.auth.require(caller, "acquire", req.node, `withdraw your preemption of ${req.node}`);
+      else {
+        await deps.auth.require(caller, "release-any", req.node, `withdraw ${preemptor}'s preemption of ${req.node}`);
+        deps.logger.info({ subject: caller.subject, preemptor, node: req.node }, "withdrawal of another's preemption authorized");
+      }
+      const out = await coordinator.cancelPreemption({ node: req.node, holder: preemptor });
+      if (out.kind === "refused") throw new CoordinatorError("refused", `NotPreemptor: ${out.reason}`);
+      return CancelPreemptionResponse.fromPartial({ cancelled: out.cancelled, lease: out.lease });
     }),
     get: unary(deps, async (req, caller) => {
       checkBounds({ node: req.node });

@@ -36,7 +36,7 @@ async function grantRights(world: World): Promise<void> {
   await bind("mcd-leases", "lockstep-lease-user", [{ kind: "ServiceAccount", name: "machine-config-daemon", namespace: MCD_NS }]);
 }
 
-type Method = "acquire" | "release" | "renew" | "list" | "get";
+type Method = "acquire" | "release" | "renew" | "list" | "get" | "cancelPreemption";
 
 function callAs<Res>(client: LeaseServiceClient, method: Method, req: object, token?: string): Promise<Res> {
   const md = new grpc.Metadata();
@@ -136,6 +136,20 @@ describe("LeaseService with token authentication (TokenReview + SubjectAccessRev
     const long = await refusal(acquireAs(client, "t-alice", { node: "w3", reason: "y".repeat(2_000) }));
     expect(long).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringContaining("reason is 2000 characters long; at most 1024") });
     expect((await holdersInApi(world)).has("w3")).toBe(false);
+  });
+
+  it("lets the preemptor withdraw its own preemption, another only with release-any", async () => {
+    expect((await acquireAs(client, "t-alice", { node: "w3", operation: OperationType.OPERATION_TYPE_UPDATE })).granted).toBe(true);
+    const forced = await acquireAs(client, "t-root", { node: "w3", operation: OperationType.OPERATION_TYPE_MAINTENANCE, force: true });
+    expect(forced.deniedCode).toBe("PreemptionPending");
+    // bob names nobody: he withdraws only his own, and has none here.
+    const notHis = await refusal(callAs(client, "cancelPreemption", { node: "w3", holder: "" }, "t-bob"));
+    expect(notHis).toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: "NotPreemptor: w3 is preempted by root (Maintenance), not by bob" });
+    const another = await refusal(callAs(client, "cancelPreemption", { node: "w3", holder: "root" }, "t-bob"));
+    expect(another.code).toBe(grpc.status.PERMISSION_DENIED);
+    expect(another.details).toContain('needs the verb "release-any"');
+    expect(await callAs(client, "cancelPreemption", { node: "w3", holder: "" }, "t-root")).toMatchObject({ cancelled: true, lease: { holder: "alice", preemptedBy: "" } });
+    expect(await callAs(client, "release", { node: "w3", holder: "" }, "t-alice")).toEqual({ released: true });
   });
 });
 

@@ -2,7 +2,7 @@
 // are disrupted. Written only when it differs from what the object already says.
 import type { DisruptionBudgetState, PoolState } from "@lockstep/contracts";
 import { CustomObjectsApi, isConflict, isNotFound, makeJsonApiClient, type JsonCustomObjectsApi, type KubeConfigLike } from "@lockstep/kube";
-import { evaluateBudget, indexCluster, type ClusterIndex, type LeaseNode, type PolicyConfig } from "@lockstep/lease-policy";
+import { evaluateBudget, indexCluster, scopeOccupancy, type ClusterIndex, type LeaseNode, type PolicyConfig, type SlotView } from "@lockstep/lease-policy";
 
 export interface BudgetStatus {
   observedGeneration: number;
@@ -13,33 +13,38 @@ export interface BudgetStatus {
   /** Nodes it may have disrupted now; absent while it does not bound anything. */
   allowed?: number;
   members: number;
+  /** What a grant is measured against (the slot rule, scopeOccupancy): a grant fits while disrupted < allowed. */
   disrupted: number;
   disruptedNodes: string[];
 }
 
-/** Pure: the status a budget should show, given which nodes hold a valid lease now. */
+/**
+ * Pure: the status a budget should show, given which nodes hold a valid lease now and the budget's
+ * slot leases (view.slots(budgetScopeKey(name))). Disruption is counted by the same rule the grants
+ * are decided by (scopeOccupancy), so the status never says there is room a grant would not find.
+ */
 export function budgetStatus(
   budget: DisruptionBudgetState,
   nodes: readonly LeaseNode[],
   pools: readonly PoolState[],
   heldNodes: ReadonlySet<string>,
+  slots: readonly SlotView[],
   now: Date,
   policy: PolicyConfig,
   cluster: ClusterIndex = indexCluster(nodes, pools, [budget]),
 ): BudgetStatus {
   const ev = evaluateBudget(budget, nodes, pools, now, policy, cluster);
-  // Found from the disrupted side (held or unavailable nodes, few), not by walking every member.
   const membership = cluster.budgetMembers(budget);
   const members = ev.members === membership.members ? membership.set : new Set(ev.members);
-  const disrupted = [...new Set([...heldNodes, ...cluster.disruptedWithoutLease])].filter((m) => members.has(m)).sort();
+  const used = scopeOccupancy(members, slots, cluster, heldNodes);
   const status: BudgetStatus = {
     observedGeneration: Number(budget.generation) || 0,
     valid: ev.valid,
     message: ev.message,
     active: ev.active,
     members: ev.members.length,
-    disrupted: disrupted.length,
-    disruptedNodes: disrupted,
+    disrupted: used.used,
+    disruptedNodes: used.nodes,
   };
   if (ev.active && Number.isFinite(ev.limit)) status.allowed = ev.limit;
   return status;

@@ -6,9 +6,11 @@ import type { Logger } from "pino";
 import {
   buildView,
   decide,
+  decideCancelPreemption,
   decideRelease,
   decideRenew,
   operationName,
+  parsePreemptor,
   preflightUpgrade,
   refuseWhenStale,
   requiredScopes,
@@ -80,6 +82,8 @@ export type RenewOutcome =
   | { kind: "refused"; code: DenyCode; reason: string; current: NodeLease | undefined };
 
 export type ReleaseOutcome = { kind: "released"; released: boolean } | { kind: "refused"; reason: string; current: NodeLease };
+
+export type CancelPreemptionOutcome = { kind: "cancelled"; cancelled: boolean; lease: NodeLease | undefined } | { kind: "refused"; reason: string; current: NodeLease };
 
 export interface CoordinatorOptions {
   policy: PolicyConfig;
@@ -242,9 +246,19 @@ export class Coordinator {
     let verified = false;
     const candidate: QueueCandidate = { holder: req.holder, node: req.node, expiresMs: deadline };
     const call = {}; // this call's identity in the shared line
+    // A forced call that saw its own preemption mark: if the mark is later withdrawn
+    // (CancelPreemption, on any replica), the call ends instead of marking the holder again.
+    let sawOwnMark = false;
     try {
       for (;;) {
         if (signal?.aborted) throw new CoordinatorError("cancelled", "the caller cancelled the request");
+        const withdrawn: { mine: boolean; withdrawn: boolean } = req.force ? this.ownPreemptionWithdrawn(req.node, req.holder, sawOwnMark) : { mine: false, withdrawn: false };
+        sawOwnMark ||= withdrawn.mine;
+        if (withdrawn.withdrawn) {
+          const current = this.get(req.node);
+          this.o.logger.info({ node: req.node, holder: req.holder, operation: op }, "waiting forced request ended: its preemption was withdrawn");
+          return { kind: "denied", code: "PreemptionCancelled", reason: `${req.holder} withdrew its preemption of ${req.node}`, current, retryAfterSeconds: 0, warnings: [] };
+        }
         const remaining = Math.max(0, Math.ceil((deadline - this.clock()) / 1000));
         const request: AcquireRequest = { ...req, waitSeconds: remaining };
         let inLine: Waiter | undefined;
@@ -276,6 +290,7 @@ export class Coordinator {
         // lease.preempted is published once, keyed by the mark's resourceVersion.
         const preempted = decision.events.filter((e) => e.type === "lease.preempted");
         const marked = preempted.length > 0 ? this.nodeLeaseOf(written) : undefined;
+        if (preempted.length > 0) sawOwnMark = true;
         if (preempted.length > 0) {
           this.publish(preempted, { namespace: this.o.policy.namespace, writtenRv: written.at(-1)?.resourceVersion, lease: marked });
           this.o.logger.info({ node: req.node, holder: decision.current?.holder, preemptor: req.holder, operation: op }, "lease preempted");
@@ -306,6 +321,35 @@ export class Coordinator {
       // Not awaited: the answer does not wait for the delete.
       void this.o.line.unregister(req.holder, req.node, signal?.aborted === true, call);
     }
+  }
+
+  /** Whether the node's Lease names `holder` as its preemptor now (mine), or no longer does because `holder` withdrew it. */
+  private ownPreemptionWithdrawn(node: string, holder: string, sawMark: boolean): { mine: boolean; withdrawn: boolean } {
+    const rec = this.o.index.get(this.o.policy.namespace, node)?.rec;
+    if (rec === undefined) return { mine: false, withdrawn: false };
+    const mine = rec.preemptedBy !== "" && rec.preemptorHolder === holder;
+    const withdrawn = sawMark && rec.preemptedBy === "" && parsePreemptor(rec.preemptionWithdrawnBy).holder === holder && rec.holder !== holder;
+    return { mine, withdrawn };
+  }
+
+  /**
+   * The preemptor withdraws its pending binding preemption (CancelPreemption): one CAS write taking
+   * the mark off, after a direct read of the node Lease (a lagging view could miss the mark, or
+   * the grant that completed it). Not gated on freshness: it only ever lessens disruption.
+   */
+  async cancelPreemption(req: { node: string; holder: string }): Promise<CancelPreemptionOutcome> {
+    if (!req.node) throw new CoordinatorError("invalid", "node is empty");
+    if (!req.holder) throw new CoordinatorError("invalid", "holder identity is empty");
+    await this.verify(req.node);
+    const { decision, written } = await this.execute((nowMs) => decideCancelPreemption(req, this.observed(req.node, undefined, nowMs), new Date(nowMs), this.o.policy));
+    if (decision.kind === "deny") return { kind: "refused", reason: decision.reason, current: decision.current };
+    const lease = this.nodeLeaseOf(written) ?? this.get(req.node);
+    if (decision.cancelled) {
+      this.publish(decision.events, { namespace: this.o.policy.namespace, writtenRv: written.at(-1)?.resourceVersion, lease });
+      this.o.logger.info({ node: req.node, preemptor: req.holder, holder: decision.current?.holder }, "lease preemption withdrawn");
+      this.notify();
+    }
+    return { kind: "cancelled", cancelled: decision.cancelled, lease };
   }
 
   private waitForChange(ms: number, signal?: AbortSignal): Promise<void> {

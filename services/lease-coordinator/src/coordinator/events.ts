@@ -80,6 +80,13 @@ export function toOutgoing(events: readonly PolicyEvent[], ctx: EventContext): O
         out.push({ kind: "leasePreempted", id, message: { meta: meta(ctx.namespace, e.node, id), previous: e.previous, lease: ctx.lease ?? e.lease, reason: e.message } });
         break;
       }
+      case "lease.preemption-withdrawn": {
+        // Keyed by the withdrawal's write: a retried answer publishes it once.
+        const id = idFor("lease.preemption-withdrawn", ctx.writtenRv);
+        const lease = ctx.lease ?? e.lease;
+        out.push({ kind: "leasePreemptionWithdrawn", id, message: { meta: meta(ctx.namespace, e.node, id), lease, withdrawn: lease?.preemptionWithdrawn ?? e.previous?.preemption, reason: e.message } });
+        break;
+      }
       case "warning.raised": {
         const warning: Warning = e.warning ?? { code: "Warning", node: e.node, message: e.message };
         const id = anchor ? `warning.raised/${warning.code}/${e.node}/${anchor}` : `warning.raised/${warning.code}/${e.node}/${digest(warning.message)}`;

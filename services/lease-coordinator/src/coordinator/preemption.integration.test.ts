@@ -2,7 +2,7 @@
 // Acquire marks the holder's Lease preempted (visible in Watch, Get and List), the holder's renew is
 // refused as Preempted, and the preemptor is granted after the holder's release or the expiry.
 import * as grpc from "@grpc/grpc-js";
-import { OperationType, type GetResponse, type ListResponse, type WatchResponse } from "@lockstep/contracts";
+import { OperationType, PreemptionKind, renewRefusalOf, type CancelPreemptionResponse, type GetResponse, type ListResponse, type RenewResponse, type WatchResponse } from "@lockstep/contracts";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acquire, call, eventsOf, grpcError, holdersInApi, NS, startWorld, type World } from "../test-harness.js";
@@ -41,6 +41,8 @@ describe("preemption", () => {
     const mark = await waitFor(() => seen.find((m) => m.type === "MODIFIED" && m.lease?.preemptedBy === "admin-alice (Maintenance)"), { what: "watch saw the mark" });
     expect(mark.lease).toMatchObject({ holder: "mcd/p1" });
     expect(mark.lease!.preemptTime).toBeInstanceOf(Date);
+    // The same preemption as fields: nobody parses preemptedBy.
+    expect(mark.lease!.preemption).toEqual({ kind: PreemptionKind.PREEMPTION_KIND_FORCED, holder: "admin-alice", operation: MAINTENANCE, time: mark.lease!.preemptTime, reason: "bad DIMM" });
     const get = await call<unknown, GetResponse>(client(), "get", { node: "p1" });
     expect(get.lease).toMatchObject({ holder: "mcd/p1", preemptedBy: "admin-alice (Maintenance)" });
     const list = await call<unknown, ListResponse>(client(), "list", { operation: 0, pool: "" });
@@ -58,6 +60,7 @@ describe("preemption", () => {
     const renew = await grpcError(call(client(), "renew", { node: "p1", holder: "mcd/p1" }));
     expect(renew.code).toBe(grpc.status.FAILED_PRECONDITION);
     expect(renew.details).toMatch(/^Preempted: preempted by admin-alice \(Maintenance\) at .*: renew refused; stop and release p1$/);
+    expect(renewRefusalOf(renew)).toMatchObject({ code: "Preempted", current: { holder: "mcd/p1", preemption: { kind: PreemptionKind.PREEMPTION_KIND_FORCED, holder: "admin-alice", operation: MAINTENANCE, reason: "bad DIMM" } } });
 
     // Someone else cannot slip in between the release and the preemptor.
     await call(client(), "release", { node: "p1", holder: "mcd/p1" });
@@ -102,5 +105,41 @@ describe("preemption", () => {
     );
     expect(granted.lease?.holder).toBe("admin-carol");
     expect((await holdersInApi(world)).get("p3")).toBe("admin-carol");
+  });
+
+  it("the forcer cancels its pending preemption: the mark comes off, a waiting forced call ends, the holder renews again and hears of it, lease.preemption-withdrawn", async () => {
+    expect((await acquire(client(), { node: "p4", holder: "mcd/p4", operation: UPDATE, durationSeconds: 60 })).granted).toBe(true);
+    const waiting = acquire(client(), { node: "p4", holder: "admin-dave", operation: MAINTENANCE, reason: "cable swap", force: true, waitSeconds: 30 });
+    await waitFor(async () => (await world.coord.readNamespacedLease({ name: "p4", namespace: NS })).metadata?.annotations?.["lockstep.io/preempted-by"], { what: "the mark" });
+    expect((await grpcError(call(client(), "renew", { node: "p4", holder: "mcd/p4" }))).code).toBe(grpc.status.FAILED_PRECONDITION);
+
+    // Only the preemptor withdraws it.
+    const notMine = await grpcError(call(client(), "cancelPreemption", { node: "p4", holder: "admin-eve" }));
+    expect(notMine.code).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(notMine.details).toBe("NotPreemptor: p4 is preempted by admin-dave (Maintenance), not by admin-eve");
+
+    const res = await call<unknown, CancelPreemptionResponse>(client(), "cancelPreemption", { node: "p4", holder: "admin-dave" });
+    expect(res.cancelled).toBe(true);
+    expect(res.lease).toMatchObject({ holder: "mcd/p4", preemptedBy: "", preemption: undefined, preemptionWithdrawn: { kind: PreemptionKind.PREEMPTION_KIND_WITHDRAWN, holder: "admin-dave", operation: MAINTENANCE } });
+    // The waiting forced call ends instead of marking the holder again.
+    const ended = await waiting;
+    expect(ended.granted).toBe(false);
+    expect(ended.deniedCode).toBe("PreemptionCancelled");
+    const annotations = (await world.coord.readNamespacedLease({ name: "p4", namespace: NS })).metadata?.annotations ?? {};
+    expect(annotations["lockstep.io/preempted-by"]).toBeUndefined();
+    expect(annotations["lockstep.io/preemption-withdrawn-by"]).toBe("admin-dave (Maintenance)");
+
+    // The holder may renew again, and the withdrawal stays on its lease across renewals.
+    const renewed = await call<unknown, RenewResponse>(client(), "renew", { node: "p4", holder: "mcd/p4" });
+    expect(renewed.lease).toMatchObject({ holder: "mcd/p4", preemptedBy: "", preemptionWithdrawn: { holder: "admin-dave" } });
+    const event = await waitFor(() => eventsOf(world, "lease.preemption-withdrawn").find((e) => e.lease?.node === "p4"), { what: "lease.preemption-withdrawn for p4" });
+    expect(event.withdrawn).toMatchObject({ kind: PreemptionKind.PREEMPTION_KIND_WITHDRAWN, holder: "admin-dave", operation: MAINTENANCE });
+    expect(event.lease.holder).toBe("mcd/p4");
+    expect(event.reason).toBe("admin-dave (Maintenance) withdrew its preemption of mcd/p4 on p4");
+
+    // Nothing pending any more: not an error, nothing written.
+    const again = await call<unknown, CancelPreemptionResponse>(client(), "cancelPreemption", { node: "p4", holder: "admin-dave" });
+    expect(again.cancelled).toBe(false);
+    expect((await holdersInApi(world)).get("p4")).toBe("mcd/p4");
   });
 });

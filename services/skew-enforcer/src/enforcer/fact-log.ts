@@ -2,7 +2,7 @@
 // and publishes the due ones (facts.ts decides which).
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { EventPublisher } from "@lockstep/bus";
+import { EventPublisher, type PublishedObserver } from "@lockstep/bus";
 import { decode, Events, EVENTS_STREAM, type EventType } from "@lockstep/contracts";
 import type { DueFact, LastFacts } from "./facts.js";
 
@@ -15,8 +15,9 @@ export class FactLog {
   constructor(
     private readonly nc: NatsConnection,
     source: string,
+    observe?: PublishedObserver,
   ) {
-    this.publisher = new EventPublisher(nc, source);
+    this.publisher = new EventPublisher(nc, source, observe);
   }
 
   /** Reads the newest `skew.evaluated`, `upgradeable.changed` and `update.completed` from the stream. */

@@ -99,7 +99,7 @@ export class Aggregator {
       maxAttempts: o.publishMaxAttempts,
       backoffMs: o.publishBackoffMs,
     });
-    this.watchers = new WatchFanOut({ nodeInsight: (n) => this.nodeInsight(n), status: (omitNodes) => this.status(omitNodes) }, o.watchMinIntervalMs ?? 50);
+    this.watchers = new WatchFanOut({ nodeInsight: (n) => this.nodeInsight(n), status: (omitNodes) => this.status(omitNodes), freshness: () => this.freshness() }, o.watchMinIntervalMs ?? 50);
   }
 
   /** insight.changed facts not yet acknowledged (queued, in flight or waiting for a retry). */
@@ -182,6 +182,11 @@ export class Aggregator {
   /** The view's age for answers; undefined before a source is attached. */
   freshness(): StateFreshnessMessage | undefined {
     return this.freshnessOf ? freshnessToProto(this.freshnessOf()) : undefined;
+  }
+
+  /** The view turned stale or fresh again (the runnable's StateFreshness listener): watchers hear it at once. */
+  freshnessChanged(): void {
+    if (this.isSynced) this.watchers.freshnessChanged();
   }
 
   /** Sets where insight.changed facts go (the runnable, once connected to NATS). */

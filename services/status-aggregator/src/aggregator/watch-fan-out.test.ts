@@ -1,4 +1,4 @@
-import { NodeInsight, UpdateStatus, type WatchUpdateStatusResponse } from "@lockstep/contracts";
+import { NodeInsight, StateFreshness, UpdateStatus, type WatchUpdateStatusResponse } from "@lockstep/contracts";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WatchFanOut } from "./watch-fan-out.js";
 
@@ -14,6 +14,7 @@ describe("WatchFanOut", () => {
       {
         nodeInsight: (n) => NodeInsight.fromPartial({ name: n }),
         status: (omitNodes) => (statuses++, UpdateStatus.fromPartial({ nodes: omitNodes ? [] : [NodeInsight.fromPartial({ name: "a" })] })),
+        freshness: () => undefined,
       },
       100,
     );
@@ -41,6 +42,7 @@ describe("WatchFanOut", () => {
         status: () => {
           throw new Error("no ClusterVersion");
         },
+        freshness: () => undefined,
       },
       0,
     );
@@ -51,5 +53,23 @@ describe("WatchFanOut", () => {
       { status: undefined, changedNodes: [], removedNodes: [] },
       { status: undefined, changedNodes: [NodeInsight.fromPartial({ name: "a" })], removedNodes: [] },
     ]);
+  });
+
+  it("carries the view's freshness in every message, and sends a flip between fresh and stale at once, alone", () => {
+    let stale = false;
+    const freshness = () => StateFreshness.fromPartial({ ageSeconds: stale ? 20 : 1, stale, maxAgeSeconds: 15, heard: true });
+    const fan = new WatchFanOut({ nodeInsight: (n) => NodeInsight.fromPartial({ name: n }), status: () => UpdateStatus.fromPartial({}), freshness }, 100);
+    const got: WatchUpdateStatusResponse[] = [];
+    fan.watch(true, (m) => got.push(m));
+    expect(got[0]?.freshness).toMatchObject({ stale: false, ageSeconds: 1 });
+    fan.changed([row("a")], []);
+    expect(got[1]).toMatchObject({ changedNodes: [{ name: "a" }], freshness: { stale: false } });
+    stale = true;
+    fan.freshnessChanged(); // not held back by the interval: nothing else may come for a long time
+    expect(got).toHaveLength(3);
+    expect(got[2]).toEqual({ status: undefined, changedNodes: [], removedNodes: [], freshness: freshness() });
+    vi.advanceTimersByTime(100);
+    fan.changed([], []);
+    expect(got[3]).toMatchObject({ status: {}, freshness: { stale: true, ageSeconds: 20 } });
   });
 });

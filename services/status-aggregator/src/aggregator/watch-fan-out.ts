@@ -1,7 +1,9 @@
 // WatchUpdateStatus fan-out: every watcher gets the full status first, then at most one message per
 // interval carrying the status (without nodes) and the node insights that changed meanwhile (the
-// latest per node), so a burst costs one status computation, not one per flush.
-import type { NodeInsight, UpdateStatus, WatchUpdateStatusResponse } from "@lockstep/contracts";
+// latest per node), so a burst costs one status computation, not one per flush. Every message
+// carries the view's freshness; a flip between fresh and stale is sent at once, alone, so a client
+// watching a cluster where nothing moves still learns that its picture may be out of date.
+import type { NodeInsight, StateFreshness, UpdateStatus, WatchUpdateStatusResponse } from "@lockstep/contracts";
 
 export type WatchListener = (message: WatchUpdateStatusResponse) => void;
 
@@ -11,6 +13,8 @@ export interface WatchSource {
   nodeInsight(name: string): NodeInsight | undefined;
   /** The status now; throws while it cannot be evaluated (no ClusterVersion yet). */
   status(omitNodes: boolean): UpdateStatus;
+  /** How old the view is now; undefined when not known. */
+  freshness(): StateFreshness | undefined;
 }
 
 export class WatchFanOut {
@@ -33,7 +37,7 @@ export class WatchFanOut {
   /** Subscribes; the first message is the full status (nodes included unless omitted). */
   watch(omitNodes: boolean, listener: WatchListener): () => void {
     const w = { listener, omitNodes };
-    listener({ status: this.statusOrNone(omitNodes), changedNodes: [], removedNodes: [] });
+    listener({ status: this.statusOrNone(omitNodes), changedNodes: [], removedNodes: [], freshness: this.source.freshness() });
     this.watchers.add(w);
     return () => this.watchers.delete(w);
   }
@@ -59,6 +63,12 @@ export class WatchFanOut {
     }
   }
 
+  /** The view turned stale or fresh again: every watcher hears it now, without waiting for a change. */
+  freshnessChanged(): void {
+    const freshness = this.source.freshness();
+    for (const w of this.watchers) w.listener({ status: undefined, changedNodes: [], removedNodes: [], freshness });
+  }
+
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -77,7 +87,8 @@ export class WatchFanOut {
     this.pendingChanged.clear();
     this.pendingRemoved.clear();
     const status = this.statusOrNone(true);
-    for (const w of this.watchers) w.listener({ status, changedNodes, removedNodes: removed });
+    const freshness = this.source.freshness();
+    for (const w of this.watchers) w.listener({ status, changedNodes, removedNodes: removed, freshness });
   }
 
   private statusOrNone(omitNodes: boolean): UpdateStatus | undefined {

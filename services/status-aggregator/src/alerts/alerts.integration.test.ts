@@ -3,9 +3,10 @@
 // server) read by the alert source with its bearer token. RenderStatus must equal oc's rules
 // (packages/insights, held to oc's golden output) applied to the same objects and the same alerts
 // answer; when the alerts API goes away, the alerts leave the status and one warning says why.
-// No golden case of oc carries an `-alerts.json`, so the answer here is written for the case: oc's
-// four paths (an update-affecting alert firing before and during the update, another alert firing
-// during it, and the ones oc drops: pending, started before the update, severity info).
+// The answer here is written for the case, to walk oc's four paths (an update-affecting alert firing
+// before and during the update, another alert firing during it, and the ones oc drops: pending,
+// started before the update, severity info); alerts.golden.integration.test.ts holds the service to
+// oc's own recorded output on the one golden case with an `-alerts.json`.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";

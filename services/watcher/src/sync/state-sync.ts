@@ -28,7 +28,7 @@ export interface StateSyncOptions extends WatchSettings {
   identity: string;
   /** Puts through this publisher instead of the KV client (see StateWriterOptions.publisher). */
   publisher?: JetStreamPublisher;
-  informer?: { minBackoffMs?: number; maxBackoffMs?: number; missingRetryMs?: number; watchTimeoutSeconds?: number };
+  informer?: { minBackoffMs?: number; maxBackoffMs?: number; missingRetryMs?: number; watchTimeoutSeconds?: number; idleTimeoutMs?: number };
 }
 
 /** A key's latest snapshot as this replica's informers see it. */

@@ -3,6 +3,7 @@
 // writer run in-process against a real nats-server, the published objects are read back with
 // kubectl, and `--from-api` rendering of them must equal the golden output byte for byte.
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -131,7 +132,9 @@ async function publish(name: string, dir: string): Promise<Published> {
   }
 }
 
-const cases = ocUpgradeStatusCases();
+// A case with an `-alerts.json` input is left out: the API path reads no Prometheus, so its alert
+// insights cannot appear there (the --from-dir and insights golden tests cover those cases).
+const cases = ocUpgradeStatusCases().filter((c) => !existsSync(join(ocUpgradeStatusDir(), `${c}-alerts.json`)));
 const golden = async (name: string, suffix: string) => inApiOrder(await readFile(join(ocUpgradeStatusDir(), `${name}${suffix}`), "utf8"));
 
 /**

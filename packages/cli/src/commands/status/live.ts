@@ -1,11 +1,13 @@
 // Live mode against the status-aggregator's UpdateStatusService (gRPC): the text of a details
 // level (RenderStatus), structured output (GetUpdateStatus as JSON or YAML), and --watch, which
-// redraws in place on every WatchUpdateStatus message until interrupted.
+// redraws in place on every WatchUpdateStatus message until interrupted. Every answer says how old
+// the aggregator's view is: a stale one is warned of on stderr, carried as `freshness` in JSON/YAML,
+// and makes the command exit 3 (EXIT.REFUSED, as `check-upgrade` does when the view is stale).
 import { type CallOptions, Metadata, type ServiceError, status as GrpcStatusCode } from "@grpc/grpc-js";
 import { addressHint, defaultAddress, serverAddress, type ServerAddress } from "../../addresses.js";
 import { channelCredentials } from "../../connection.js";
 import { type CliError, grpcFailure } from "../../exit-codes.js";
-import { leanClient, UpdateStatus, UpdateStatusServiceClient, type WatchUpdateStatusResponse } from "@lockstep/contracts";
+import { leanClient, type StateFreshness, UpdateStatus, UpdateStatusServiceClient, type WatchUpdateStatusResponse } from "@lockstep/contracts";
 import type { Details } from "@lockstep/insights";
 import { stringify } from "yaml";
 import { staleWarning } from "../../stale-warning.js";
@@ -42,16 +44,25 @@ export function unary<Req, Res>(call: UnaryCall<Req, Res>, req: Req, addr: strin
   );
 }
 
-function structured(status: UpdateStatus | undefined, output: "json" | "yaml"): string {
-  const json = status ? UpdateStatus.toJSON(status) : {};
+/** Every field, `stale: false` included (proto JSON would leave defaults out), as `skew -o json` does. */
+const freshnessJson = (f: StateFreshness) => ({ ageSeconds: f.ageSeconds, stale: f.stale, maxAgeSeconds: f.maxAgeSeconds, heard: f.heard });
+
+/** The status's own fields, plus `freshness` when the aggregator says how old its view is. */
+export function structured(status: UpdateStatus | undefined, output: "json" | "yaml", freshness?: StateFreshness): string {
+  const json = { ...(status ? (UpdateStatus.toJSON(status) as object) : {}), ...(freshness ? { freshness: freshnessJson(freshness) } : {}) };
   return output === "json" ? `${JSON.stringify(json, null, 2)}\n` : stringify(json);
+}
+
+/** What a live run ended with: whether the (last) answer came from a stale view. */
+export interface LiveResult {
+  stale: boolean;
 }
 
 /**
  * The stale-view warning goes to `warn` (stderr) before the answer, so stdout stays the exact oc text
  * (or parseable JSON/YAML); under --watch it heads each redraw instead.
  */
-export async function runLive(options: LiveOptions, out: NodeJS.WritableStream = process.stdout, warn: NodeJS.WritableStream = process.stderr): Promise<void> {
+export async function runLive(options: LiveOptions, out: NodeJS.WritableStream = process.stdout, warn: NodeJS.WritableStream = process.stderr): Promise<LiveResult> {
   const addr = statusServerAddress(options.server);
   // Lean decoding and a larger receive limit: at 10,000 nodes the full answer is about 3 MiB.
   const StatusClient = leanClient(UpdateStatusServiceClient);
@@ -67,10 +78,10 @@ export async function runLive(options: LiveOptions, out: NodeJS.WritableStream =
       const res = options.output === "text" ? await rendered() : await unary(client.getUpdateStatus.bind(client), { omitNodes: false }, addr);
       const warning = staleWarning(res.freshness);
       if (warning) warn.write(`${warning}\n`);
-      out.write("text" in res ? res.text : structured(res.status, options.output as "json" | "yaml"));
-      return;
+      out.write("text" in res ? res.text : structured(res.status, options.output as "json" | "yaml", res.freshness));
+      return { stale: res.freshness?.stale === true };
     }
-    await watch(client, addr, options, out, render);
+    return await watch(client, addr, options, out, warn, render);
   } finally {
     client.close();
   }
@@ -78,20 +89,29 @@ export async function runLive(options: LiveOptions, out: NodeJS.WritableStream =
 
 const CLEAR = "\x1b[H\x1b[2J";
 
-async function watch(client: UpdateStatusServiceClient, addr: ServerAddress, options: LiveOptions, out: NodeJS.WritableStream, render: () => Promise<string>): Promise<void> {
+async function watch(client: UpdateStatusServiceClient, addr: ServerAddress, options: LiveOptions, out: NodeJS.WritableStream, warn: NodeJS.WritableStream, render: () => Promise<string>): Promise<LiveResult> {
   const stream = client.watchUpdateStatus({ omitNodes: options.output === "text" });
   const stop = () => stream.cancel();
   process.once("SIGINT", stop);
   let drawing = Promise.resolve();
+  // As of the last message: a message alone with freshness is the view turning stale or fresh.
+  let stale = false;
   try {
     await new Promise<void>((resolve, reject) => {
       stream.on("data", (m: WatchUpdateStatusResponse) => {
+        const wasStale = stale;
+        if (m.freshness) stale = m.freshness.stale;
+        // Text redraws carry the warning at their head; structured output warns on stderr as it turns stale.
+        const warning = options.output !== "text" && stale && !wasStale ? staleWarning(m.freshness) : undefined;
+        if (warning) warn.write(`${warning}\n`);
         // Text is redrawn from RenderStatus so it is always the exact oc text; draws never interleave.
         drawing = drawing
           .then(async () => {
             if (options.output === "text") out.write(`${CLEAR}${await render()}`);
-            else if (options.output === "json") out.write(`${JSON.stringify({ status: m.status ? UpdateStatus.toJSON(m.status) : undefined, changedNodes: m.changedNodes.length, removedNodes: m.removedNodes })}\n`);
-            else out.write(`---\n${structured(m.status, "yaml")}`);
+            else if (options.output === "json") {
+              const freshness = m.freshness ? freshnessJson(m.freshness) : undefined;
+              out.write(`${JSON.stringify({ status: m.status ? UpdateStatus.toJSON(m.status) : undefined, changedNodes: m.changedNodes.length, removedNodes: m.removedNodes, freshness })}\n`);
+            } else out.write(`---\n${structured(m.status, "yaml", m.freshness)}`);
           })
           .catch((err: unknown) => {
             stream.cancel();
@@ -102,6 +122,7 @@ async function watch(client: UpdateStatusServiceClient, addr: ServerAddress, opt
       stream.on("end", () => resolve());
     });
     await drawing;
+    return { stale };
   } finally {
     process.removeListener("SIGINT", stop);
   }

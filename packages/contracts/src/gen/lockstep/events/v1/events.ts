@@ -7,7 +7,14 @@
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { EventMeta, ObjectRef } from "../../common/v1/common.js";
-import { NodeLease, OperationType, operationTypeFromJSON, operationTypeToJSON, Warning } from "../../lease/v1/lease.js";
+import {
+  NodeLease,
+  OperationType,
+  operationTypeFromJSON,
+  operationTypeToJSON,
+  Preemption,
+  Warning,
+} from "../../lease/v1/lease.js";
 import { SkewReport } from "../../skew/v1/skew.js";
 import { NodeInsight } from "../../status/v1/status.js";
 
@@ -41,6 +48,17 @@ export interface LeasePreempted {
   meta?: EventMeta | undefined;
   previous?: NodeLease | undefined;
   lease?: NodeLease | undefined;
+  reason: string;
+}
+
+/** A forced preemption withdrawn by its preemptor before it was granted. */
+export interface LeasePreemptionWithdrawn {
+  meta?:
+    | EventMeta
+    | undefined;
+  /** The holder's lease after the withdrawal (it may renew again, or it had already released). */
+  lease?: NodeLease | undefined;
+  withdrawn?: Preemption | undefined;
   reason: string;
 }
 
@@ -668,6 +686,127 @@ export const LeasePreempted: MessageFns<LeasePreempted> = {
       : undefined;
     message.lease = (object.lease !== undefined && object.lease !== null)
       ? NodeLease.fromPartial(object.lease)
+      : undefined;
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseLeasePreemptionWithdrawn(): LeasePreemptionWithdrawn {
+  return { meta: undefined, lease: undefined, withdrawn: undefined, reason: "" };
+}
+
+export const LeasePreemptionWithdrawn: MessageFns<LeasePreemptionWithdrawn> = {
+  encode(message: LeasePreemptionWithdrawn, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.meta !== undefined) {
+      EventMeta.encode(message.meta, writer.uint32(10).fork()).join();
+    }
+    if (message.lease !== undefined) {
+      NodeLease.encode(message.lease, writer.uint32(18).fork()).join();
+    }
+    if (message.withdrawn !== undefined) {
+      Preemption.encode(message.withdrawn, writer.uint32(26).fork()).join();
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LeasePreemptionWithdrawn {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeasePreemptionWithdrawn();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.meta = EventMeta.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lease = NodeLease.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.withdrawn = Preemption.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LeasePreemptionWithdrawn {
+    return {
+      meta: isSet(object.meta) ? EventMeta.fromJSON(object.meta) : undefined,
+      lease: isSet(object.lease) ? NodeLease.fromJSON(object.lease) : undefined,
+      withdrawn: isSet(object.withdrawn) ? Preemption.fromJSON(object.withdrawn) : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: LeasePreemptionWithdrawn): unknown {
+    const obj: any = {};
+    if (message.meta !== undefined) {
+      obj.meta = EventMeta.toJSON(message.meta);
+    }
+    if (message.lease !== undefined) {
+      obj.lease = NodeLease.toJSON(message.lease);
+    }
+    if (message.withdrawn !== undefined) {
+      obj.withdrawn = Preemption.toJSON(message.withdrawn);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<LeasePreemptionWithdrawn>): LeasePreemptionWithdrawn {
+    return LeasePreemptionWithdrawn.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<LeasePreemptionWithdrawn>): LeasePreemptionWithdrawn {
+    const message = createBaseLeasePreemptionWithdrawn();
+    message.meta = (object.meta !== undefined && object.meta !== null) ? EventMeta.fromPartial(object.meta) : undefined;
+    message.lease = (object.lease !== undefined && object.lease !== null)
+      ? NodeLease.fromPartial(object.lease)
+      : undefined;
+    message.withdrawn = (object.withdrawn !== undefined && object.withdrawn !== null)
+      ? Preemption.fromPartial(object.withdrawn)
       : undefined;
     message.reason = object.reason ?? "";
     return message;

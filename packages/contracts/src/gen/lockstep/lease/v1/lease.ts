@@ -92,6 +92,48 @@ export function operationTypeToJSON(object: OperationType): string {
   }
 }
 
+/** How binding a preemption is. */
+export enum PreemptionKind {
+  PREEMPTION_KIND_UNSPECIFIED = 0,
+  /** PREEMPTION_KIND_FORCED - A forced Acquire: the holder may no longer renew, only release. */
+  PREEMPTION_KIND_FORCED = 1,
+  /** PREEMPTION_KIND_WITHDRAWN - Withdrawn by its preemptor before it was granted. */
+  PREEMPTION_KIND_WITHDRAWN = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function preemptionKindFromJSON(object: any): PreemptionKind {
+  switch (object) {
+    case 0:
+    case "PREEMPTION_KIND_UNSPECIFIED":
+      return PreemptionKind.PREEMPTION_KIND_UNSPECIFIED;
+    case 1:
+    case "PREEMPTION_KIND_FORCED":
+      return PreemptionKind.PREEMPTION_KIND_FORCED;
+    case 2:
+    case "PREEMPTION_KIND_WITHDRAWN":
+      return PreemptionKind.PREEMPTION_KIND_WITHDRAWN;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return PreemptionKind.UNRECOGNIZED;
+  }
+}
+
+export function preemptionKindToJSON(object: PreemptionKind): string {
+  switch (object) {
+    case PreemptionKind.PREEMPTION_KIND_UNSPECIFIED:
+      return "PREEMPTION_KIND_UNSPECIFIED";
+    case PreemptionKind.PREEMPTION_KIND_FORCED:
+      return "PREEMPTION_KIND_FORCED";
+    case PreemptionKind.PREEMPTION_KIND_WITHDRAWN:
+      return "PREEMPTION_KIND_WITHDRAWN";
+    case PreemptionKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** A node lease as the coordinator sees it. */
 export interface NodeLease {
   node: string;
@@ -117,6 +159,45 @@ export interface NodeLease {
     | undefined;
   /** Cooperative request, "<holder> (<operation>)": a polite ask to release at a safe point. */
   preemptionRequestedBy: string;
+  /**
+   * The binding preemption as fields (set exactly when preempted_by is; preempted_by keeps the
+   * text for older clients). Read this, never parse preempted_by.
+   */
+  preemption?:
+    | Preemption
+    | undefined;
+  /**
+   * A binding preemption its preemptor withdrew (CancelPreemption): the holder may renew again.
+   * Kept until the node is next granted, so a holder that was told of the preemption learns that
+   * it is over.
+   */
+  preemptionWithdrawn?: Preemption | undefined;
+}
+
+/** A preemption of a node lease, as fields. */
+export interface Preemption {
+  kind: PreemptionKind;
+  /** The preemptor's holder identity and the operation it asked for. */
+  holder: string;
+  operation: OperationType;
+  /** When the lease was marked (for a withdrawn one: when it was withdrawn). */
+  time?:
+    | Date
+    | undefined;
+  /** The preemptor's reason (its AcquireRequest.reason), "" on Leases marked by older coordinators. */
+  reason: string;
+}
+
+/**
+ * A refused Renew as fields: sent (encoded) in the "lockstep-refusal-bin" trailer of its
+ * FAILED_PRECONDITION status, whose text ("Preempted: preempted by …") stays for older clients.
+ */
+export interface RenewRefusal {
+  /** "Preempted", "AlreadyHeld". */
+  code: string;
+  message: string;
+  /** The node's lease as the coordinator saw it (its preemption, when code is Preempted). */
+  current?: NodeLease | undefined;
 }
 
 export interface Warning {
@@ -166,6 +247,19 @@ export interface ReleaseRequest {
 
 export interface ReleaseResponse {
   released: boolean;
+}
+
+export interface CancelPreemptionRequest {
+  node: string;
+  /** The preemptor; empty = the caller. */
+  holder: string;
+}
+
+export interface CancelPreemptionResponse {
+  /** False when the node had no pending preemption by this holder. */
+  cancelled: boolean;
+  /** The node's lease after the withdrawal. */
+  lease?: NodeLease | undefined;
 }
 
 export interface GetRequest {
@@ -221,6 +315,8 @@ function createBaseNodeLease(): NodeLease {
     preemptedBy: "",
     preemptTime: undefined,
     preemptionRequestedBy: "",
+    preemption: undefined,
+    preemptionWithdrawn: undefined,
   };
 }
 
@@ -270,6 +366,12 @@ export const NodeLease: MessageFns<NodeLease> = {
     }
     if (message.preemptionRequestedBy !== "") {
       writer.uint32(122).string(message.preemptionRequestedBy);
+    }
+    if (message.preemption !== undefined) {
+      Preemption.encode(message.preemption, writer.uint32(130).fork()).join();
+    }
+    if (message.preemptionWithdrawn !== undefined) {
+      Preemption.encode(message.preemptionWithdrawn, writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -407,6 +509,22 @@ export const NodeLease: MessageFns<NodeLease> = {
             message.preemptionRequestedBy = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.preemption = Preemption.decode(reader, reader.uint32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.preemptionWithdrawn = Preemption.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -468,6 +586,12 @@ export const NodeLease: MessageFns<NodeLease> = {
         : isSet(object.preemption_requested_by)
         ? globalThis.String(object.preemption_requested_by)
         : "",
+      preemption: isSet(object.preemption) ? Preemption.fromJSON(object.preemption) : undefined,
+      preemptionWithdrawn: isSet(object.preemptionWithdrawn)
+        ? Preemption.fromJSON(object.preemptionWithdrawn)
+        : isSet(object.preemption_withdrawn)
+        ? Preemption.fromJSON(object.preemption_withdrawn)
+        : undefined,
     };
   },
 
@@ -518,6 +642,12 @@ export const NodeLease: MessageFns<NodeLease> = {
     if (message.preemptionRequestedBy !== "") {
       obj.preemptionRequestedBy = message.preemptionRequestedBy;
     }
+    if (message.preemption !== undefined) {
+      obj.preemption = Preemption.toJSON(message.preemption);
+    }
+    if (message.preemptionWithdrawn !== undefined) {
+      obj.preemptionWithdrawn = Preemption.toJSON(message.preemptionWithdrawn);
+    }
     return obj;
   },
 
@@ -541,6 +671,248 @@ export const NodeLease: MessageFns<NodeLease> = {
     message.preemptedBy = object.preemptedBy ?? "";
     message.preemptTime = object.preemptTime ?? undefined;
     message.preemptionRequestedBy = object.preemptionRequestedBy ?? "";
+    message.preemption = (object.preemption !== undefined && object.preemption !== null)
+      ? Preemption.fromPartial(object.preemption)
+      : undefined;
+    message.preemptionWithdrawn = (object.preemptionWithdrawn !== undefined && object.preemptionWithdrawn !== null)
+      ? Preemption.fromPartial(object.preemptionWithdrawn)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePreemption(): Preemption {
+  return { kind: 0, holder: "", operation: 0, time: undefined, reason: "" };
+}
+
+export const Preemption: MessageFns<Preemption> = {
+  encode(message: Preemption, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== 0) {
+      writer.uint32(8).int32(message.kind);
+    }
+    if (message.holder !== "") {
+      writer.uint32(18).string(message.holder);
+    }
+    if (message.operation !== 0) {
+      writer.uint32(24).int32(message.operation);
+    }
+    if (message.time !== undefined) {
+      Timestamp.encode(toTimestamp(message.time), writer.uint32(34).fork()).join();
+    }
+    if (message.reason !== "") {
+      writer.uint32(42).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Preemption {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePreemption();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.holder = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.operation = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.time = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Preemption {
+    return {
+      kind: isSet(object.kind) ? preemptionKindFromJSON(object.kind) : 0,
+      holder: isSet(object.holder) ? globalThis.String(object.holder) : "",
+      operation: isSet(object.operation) ? operationTypeFromJSON(object.operation) : 0,
+      time: isSet(object.time) ? fromJsonTimestamp(object.time) : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: Preemption): unknown {
+    const obj: any = {};
+    if (message.kind !== 0) {
+      obj.kind = preemptionKindToJSON(message.kind);
+    }
+    if (message.holder !== "") {
+      obj.holder = message.holder;
+    }
+    if (message.operation !== 0) {
+      obj.operation = operationTypeToJSON(message.operation);
+    }
+    if (message.time !== undefined) {
+      obj.time = message.time.toISOString();
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Preemption>): Preemption {
+    return Preemption.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Preemption>): Preemption {
+    const message = createBasePreemption();
+    message.kind = object.kind ?? 0;
+    message.holder = object.holder ?? "";
+    message.operation = object.operation ?? 0;
+    message.time = object.time ?? undefined;
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseRenewRefusal(): RenewRefusal {
+  return { code: "", message: "", current: undefined };
+}
+
+export const RenewRefusal: MessageFns<RenewRefusal> = {
+  encode(message: RenewRefusal, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    if (message.current !== undefined) {
+      NodeLease.encode(message.current, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewRefusal {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewRefusal();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.current = NodeLease.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewRefusal {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      current: isSet(object.current) ? NodeLease.fromJSON(object.current) : undefined,
+    };
+  },
+
+  toJSON(message: RenewRefusal): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.current !== undefined) {
+      obj.current = NodeLease.toJSON(message.current);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RenewRefusal>): RenewRefusal {
+    return RenewRefusal.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RenewRefusal>): RenewRefusal {
+    const message = createBaseRenewRefusal();
+    message.code = object.code ?? "";
+    message.message = object.message ?? "";
+    message.current = (object.current !== undefined && object.current !== null)
+      ? NodeLease.fromPartial(object.current)
+      : undefined;
     return message;
   },
 };
@@ -1314,6 +1686,178 @@ export const ReleaseResponse: MessageFns<ReleaseResponse> = {
   },
 };
 
+function createBaseCancelPreemptionRequest(): CancelPreemptionRequest {
+  return { node: "", holder: "" };
+}
+
+export const CancelPreemptionRequest: MessageFns<CancelPreemptionRequest> = {
+  encode(message: CancelPreemptionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.node !== "") {
+      writer.uint32(10).string(message.node);
+    }
+    if (message.holder !== "") {
+      writer.uint32(18).string(message.holder);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelPreemptionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelPreemptionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.node = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.holder = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelPreemptionRequest {
+    return {
+      node: isSet(object.node) ? globalThis.String(object.node) : "",
+      holder: isSet(object.holder) ? globalThis.String(object.holder) : "",
+    };
+  },
+
+  toJSON(message: CancelPreemptionRequest): unknown {
+    const obj: any = {};
+    if (message.node !== "") {
+      obj.node = message.node;
+    }
+    if (message.holder !== "") {
+      obj.holder = message.holder;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CancelPreemptionRequest>): CancelPreemptionRequest {
+    return CancelPreemptionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CancelPreemptionRequest>): CancelPreemptionRequest {
+    const message = createBaseCancelPreemptionRequest();
+    message.node = object.node ?? "";
+    message.holder = object.holder ?? "";
+    return message;
+  },
+};
+
+function createBaseCancelPreemptionResponse(): CancelPreemptionResponse {
+  return { cancelled: false, lease: undefined };
+}
+
+export const CancelPreemptionResponse: MessageFns<CancelPreemptionResponse> = {
+  encode(message: CancelPreemptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cancelled !== false) {
+      writer.uint32(8).bool(message.cancelled);
+    }
+    if (message.lease !== undefined) {
+      NodeLease.encode(message.lease, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelPreemptionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelPreemptionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.cancelled = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lease = NodeLease.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelPreemptionResponse {
+    return {
+      cancelled: isSet(object.cancelled) ? globalThis.Boolean(object.cancelled) : false,
+      lease: isSet(object.lease) ? NodeLease.fromJSON(object.lease) : undefined,
+    };
+  },
+
+  toJSON(message: CancelPreemptionResponse): unknown {
+    const obj: any = {};
+    if (message.cancelled !== false) {
+      obj.cancelled = message.cancelled;
+    }
+    if (message.lease !== undefined) {
+      obj.lease = NodeLease.toJSON(message.lease);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CancelPreemptionResponse>): CancelPreemptionResponse {
+    return CancelPreemptionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CancelPreemptionResponse>): CancelPreemptionResponse {
+    const message = createBaseCancelPreemptionResponse();
+    message.cancelled = object.cancelled ?? false;
+    message.lease = (object.lease !== undefined && object.lease !== null)
+      ? NodeLease.fromPartial(object.lease)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseGetRequest(): GetRequest {
   return { node: "" };
 }
@@ -1983,6 +2527,21 @@ export const LeaseServiceService = {
       Buffer.from(PreflightUpgradeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): PreflightUpgradeResponse => PreflightUpgradeResponse.decode(value),
   },
+  /**
+   * Withdraws a forced Acquire's pending preemption: the preempted holder may renew again. Only the
+   * preemptor (or a caller with release-any) may; nothing pending is not an error (cancelled false).
+   */
+  cancelPreemption: {
+    path: "/lockstep.lease.v1.LeaseService/CancelPreemption" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelPreemptionRequest): Buffer =>
+      Buffer.from(CancelPreemptionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelPreemptionRequest => CancelPreemptionRequest.decode(value),
+    responseSerialize: (value: CancelPreemptionResponse): Buffer =>
+      Buffer.from(CancelPreemptionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelPreemptionResponse => CancelPreemptionResponse.decode(value),
+  },
 } as const;
 
 export interface LeaseServiceServer extends UntypedServiceImplementation {
@@ -1993,6 +2552,11 @@ export interface LeaseServiceServer extends UntypedServiceImplementation {
   list: handleUnaryCall<ListRequest, ListResponse>;
   watch: handleServerStreamingCall<WatchRequest, WatchResponse>;
   preflightUpgrade: handleUnaryCall<PreflightUpgradeRequest, PreflightUpgradeResponse>;
+  /**
+   * Withdraws a forced Acquire's pending preemption: the preempted holder may renew again. Only the
+   * preemptor (or a caller with release-any) may; nothing pending is not an error (cancelled false).
+   */
+  cancelPreemption: handleUnaryCall<CancelPreemptionRequest, CancelPreemptionResponse>;
 }
 
 export interface LeaseServiceClient extends Client {
@@ -2085,6 +2649,25 @@ export interface LeaseServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: PreflightUpgradeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Withdraws a forced Acquire's pending preemption: the preempted holder may renew again. Only the
+   * preemptor (or a caller with release-any) may; nothing pending is not an error (cancelled false).
+   */
+  cancelPreemption(
+    request: CancelPreemptionRequest,
+    callback: (error: ServiceError | null, response: CancelPreemptionResponse) => void,
+  ): ClientUnaryCall;
+  cancelPreemption(
+    request: CancelPreemptionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CancelPreemptionResponse) => void,
+  ): ClientUnaryCall;
+  cancelPreemption(
+    request: CancelPreemptionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CancelPreemptionResponse) => void,
   ): ClientUnaryCall;
 }
 

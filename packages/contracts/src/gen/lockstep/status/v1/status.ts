@@ -175,6 +175,11 @@ export interface WatchUpdateStatusResponse {
   /** Node insights that changed since the previous message. */
   changedNodes: NodeInsight[];
   removedNodes: string[];
+  /**
+   * How old the aggregator's view is when this message is sent. Sent with every message, and also
+   * alone (no status, no node changes) when only its staleness flips.
+   */
+  freshness?: StateFreshness | undefined;
 }
 
 export interface RenderStatusRequest {
@@ -2413,7 +2418,7 @@ export const WatchUpdateStatusRequest: MessageFns<WatchUpdateStatusRequest> = {
 };
 
 function createBaseWatchUpdateStatusResponse(): WatchUpdateStatusResponse {
-  return { status: undefined, changedNodes: [], removedNodes: [] };
+  return { status: undefined, changedNodes: [], removedNodes: [], freshness: undefined };
 }
 
 export const WatchUpdateStatusResponse: MessageFns<WatchUpdateStatusResponse> = {
@@ -2426,6 +2431,9 @@ export const WatchUpdateStatusResponse: MessageFns<WatchUpdateStatusResponse> = 
     }
     for (const v of message.removedNodes) {
       writer.uint32(26).string(v!);
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -2467,6 +2475,14 @@ export const WatchUpdateStatusResponse: MessageFns<WatchUpdateStatusResponse> = 
             message.removedNodes.push(reader.string());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2492,6 +2508,7 @@ export const WatchUpdateStatusResponse: MessageFns<WatchUpdateStatusResponse> = 
         : globalThis.Array.isArray(object?.removed_nodes)
         ? object.removed_nodes.map((e: any) => globalThis.String(e))
         : [],
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
     };
   },
 
@@ -2506,6 +2523,9 @@ export const WatchUpdateStatusResponse: MessageFns<WatchUpdateStatusResponse> = 
     if (message.removedNodes?.length) {
       obj.removedNodes = message.removedNodes;
     }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
+    }
     return obj;
   },
 
@@ -2519,6 +2539,9 @@ export const WatchUpdateStatusResponse: MessageFns<WatchUpdateStatusResponse> = 
       : undefined;
     message.changedNodes = object.changedNodes?.map((e) => NodeInsight.fromPartial(e)) || [];
     message.removedNodes = object.removedNodes?.map((e) => e) || [];
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
+      : undefined;
     return message;
   },
 };
