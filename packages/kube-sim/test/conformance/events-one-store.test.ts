@@ -5,7 +5,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubeConfigFor, type KubeSim } from "../../src/index.js";
-import { apiError, conformanceServer, RawWatch, until } from "../helpers.js";
+import { apiError, call, conformanceServer, RawWatch, until } from "../helpers.js";
 
 let sim: KubeSim;
 let eventsV1: k8s.EventsV1Api;
@@ -93,8 +93,13 @@ describe("Events: one resource under core/v1 and events.k8s.io/v1", () => {
     expect(read.deprecatedCount).toBe(2);
     expect(read.deprecatedSource).toEqual({ component: "evsim-kubelet", host: coreNode });
     expect(new Date(read.deprecatedFirstTimestamp!).getTime()).toBe(first.getTime());
-    expect(read as Record<string, unknown>).not.toHaveProperty("message");
-    expect(read as Record<string, unknown>).not.toHaveProperty("involvedObject");
+    // Raw JSON (client-node's typed decode would hide stray fields): only the events.k8s.io names.
+    const raw = await call(sim, "GET", `/apis/events.k8s.io/v1/namespaces/${ns}/events/${name}`);
+    expect(raw.status).toBe(200);
+    expect(raw.json).toMatchObject({ apiVersion: "events.k8s.io/v1", note: "node went not ready", regarding: { name: coreNode } });
+    expect(raw.json).not.toHaveProperty("message");
+    expect(raw.json).not.toHaveProperty("involvedObject");
+    expect(raw.json).not.toHaveProperty("source");
 
     const byRegarding = await eventsV1.listNamespacedEvent({ namespace: ns, fieldSelector: `regarding.kind=Node,regarding.name=${coreNode}` });
     expect(names(byRegarding)).toEqual([name]);
