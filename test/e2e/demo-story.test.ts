@@ -1,6 +1,7 @@
 // The demo's story, step by step, with every service a separate process, in the enforced lease
 // mode: cluster-sim's MCO asks for no lease and the lease-coordinator's admission webhook, called by
 // kube-sim, is what keeps it (and a kubectl drain) off the node under maintenance.
+import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,16 @@ import { describe, expect, it } from "vitest";
 
 /** The project's own kubectl (scripts/tools.mjs puts it in .tools/). */
 const KUBECTL = fileURLToPath(new URL("../../.tools/kubectl", import.meta.url));
+const CLI = fileURLToPath(new URL("../../packages/cli/dist/main.js", import.meta.url));
+
+/** `lockstep …` as a process; resolves with its stdout, rejects with its stderr when it fails. */
+function lockstep(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`lockstep ${args.join(" ")}: ${err.message}\n${stderr}`)) : resolve(stdout),
+    ),
+  );
+}
 
 async function waitFor(check: () => boolean, timeoutMs: number, refresh?: () => Promise<void>): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -79,25 +90,47 @@ describe("whole system: the demo's story", () => {
       // Kubernetes Events (issue 31), through real kubectl: on the maintained Node one folded
       // Event for the MCO's refused updates naming the holder, a lease Event for the admin's
       // maintenance; upgrade blocked on the ClusterVersion; boot images on the MachineSets.
-      // (kube-sim keeps events.k8s.io/v1 Events apart from core/v1 ones, so they are asked for by group.)
+      // Plain `kubectl get events` reads core/v1: the recorder writes events.k8s.io/v1, and the two
+      // are one resource (converted on read: regarding → involvedObject, note → message,
+      // reportingController → reportingComponent), on kube-apiserver as in kube-sim.
       const kubectl = kubectlRunner(() => KUBECTL, () => env.kubeconfigPath);
-      type KubeEvent = { reason: string; note: string; regarding: { kind: string; name: string; namespace?: string }; series?: { count: number }; reportingController: string };
+      type KubeEvent = { reason: string; message: string; involvedObject: { kind: string; name: string; namespace?: string }; series?: { count: number }; reportingComponent: string };
       let kubeEvents: KubeEvent[] = [];
-      const refusedOnNode = () => kubeEvents.find((e) => e.reason === "UpdateRefused" && e.regarding.name === maintenanceNode && e.note.includes(mcc) && (e.series?.count ?? 1) > 1);
+      const refusedOnNode = () => kubeEvents.find((e) => e.reason === "UpdateRefused" && e.involvedObject.name === maintenanceNode && e.message.includes(mcc) && (e.series?.count ?? 1) > 1);
       // Repeats reach an Event's series at the recorder's next flush (seconds): wait for it.
       await waitFor(() => refusedOnNode() !== undefined, 60_000, async () => {
-        kubeEvents = JSON.parse(await kubectl.ok("get", "events.v1.events.k8s.io", "--all-namespaces", "-o", "json")).items;
+        kubeEvents = JSON.parse(await kubectl.ok("get", "events", "--all-namespaces", "-o", "json")).items;
       }).catch(() => {});
       const refused = refusedOnNode();
-      expect(refused, JSON.stringify(kubeEvents.filter((e) => e.regarding.name === maintenanceNode))).toBeDefined();
-      expect(refused!.note).toContain(ADMIN);
-      expect(refused!.reportingController).toBe("lockstep.io/lease-coordinator");
-      expect(kubeEvents.filter((e) => e.reason === "UpdateRefused" && e.regarding.name === maintenanceNode && e.note === refused!.note)).toHaveLength(1);
-      expect(kubeEvents.some((e) => e.reason === "LeaseGranted" && e.regarding.kind === "Node" && e.regarding.name === maintenanceNode && e.note.includes(ADMIN))).toBe(true);
-      expect(kubeEvents.some((e) => e.reason === "UpgradeBlocked" && e.regarding.kind === "ClusterVersion" && e.reportingController === "lockstep.io/skew-enforcer")).toBe(true);
+      expect(refused, JSON.stringify(kubeEvents.filter((e) => e.involvedObject.name === maintenanceNode))).toBeDefined();
+      expect(refused!.message).toContain(ADMIN);
+      expect(refused!.reportingComponent).toBe("lockstep.io/lease-coordinator");
+      expect(kubeEvents.filter((e) => e.reason === "UpdateRefused" && e.involvedObject.name === maintenanceNode && e.message === refused!.message)).toHaveLength(1);
+      expect(kubeEvents.some((e) => e.reason === "LeaseGranted" && e.involvedObject.kind === "Node" && e.involvedObject.name === maintenanceNode && e.message.includes(ADMIN))).toBe(true);
+      expect(kubeEvents.some((e) => e.reason === "UpgradeBlocked" && e.involvedObject.kind === "ClusterVersion" && e.reportingComponent === "lockstep.io/skew-enforcer")).toBe(true);
       for (const ms of machineSets) {
-        expect(kubeEvents.some((e) => e.reason === "BootImagePatched" && e.regarding.kind === "MachineSet" && e.regarding.name === ms.metadata.name && e.regarding.namespace === ms.metadata.namespace), ms.metadata.name).toBe(true);
+        expect(
+          kubeEvents.some((e) => e.reason === "BootImagePatched" && e.involvedObject.kind === "MachineSet" && e.involvedObject.name === ms.metadata.name && e.involvedObject.namespace === ms.metadata.namespace),
+          ms.metadata.name,
+        ).toBe(true);
       }
+
+      // `lockstep events --since 10m` after the story: the story's events, in the order they
+      // happened — the admin's maintenance lease granted, then released, then the update completed.
+      const text = (await lockstep(["events", "--since", "10m", "--nats", env.natsUrl])).split("\n").filter((l) => l !== "");
+      const at = (sentence: string) => text.findIndex((l) => l.includes(sentence));
+      const story = [`lease granted: ${maintenanceNode} to ${ADMIN}`, `lease released: ${maintenanceNode} by ${ADMIN}`, "update completed: 4.16.3 on every node"];
+      expect(story.map(at).every((i) => i >= 0), `${story.map((s) => `${at(s)} ${s}`).join("\n")}\n${text.length} lines`).toBe(true);
+      expect(story.map(at)).toEqual(story.map(at).toSorted((a, b) => a - b));
+      for (const ms of machineSets) expect(at(`boot image updated: MachineSet ${ms.metadata.name} `), ms.metadata.name).toBeGreaterThanOrEqual(0);
+      // `-o json`: one JSON object per line, in stream order, with the same sentences.
+      const json = (await lockstep(["events", "--since", "10m", "--nats", env.natsUrl, "-o", "json"])).split("\n").filter((l) => l !== "");
+      const lines = json.map((l) => JSON.parse(l) as { seq: number; fact: string; text: string });
+      expect(lines.map((l) => l.seq)).toEqual(lines.map((l) => l.seq).toSorted((a, b) => a - b));
+      const jsonAt = (sentence: string) => lines.findIndex((l) => l.text.includes(sentence));
+      expect(story.map(jsonAt).every((i) => i >= 0)).toBe(true);
+      expect(story.map(jsonAt)).toEqual(story.map(jsonAt).toSorted((a, b) => a - b));
+      expect(lines[jsonAt(story[0]!)]!.fact).toBe("lease.granted");
     } finally {
       abort.abort();
       await feeding.catch(() => {});

@@ -16,7 +16,7 @@ import type { UserInfo } from "./rbac.js";
 import { review, tokenRequest, type ReviewContext } from "./reviews.js";
 import type { Route } from "./router.js";
 import { parseFieldSelector, parseLabelSelector, type Filter } from "./selectors.js";
-import { entryJson, type DeleteOptions, type DeleteResult, type Entry, type Store, type WriteResult } from "./store.js";
+import { entryJson, servedEntry, type DeleteOptions, type DeleteResult, type Entry, type Store, type WriteResult } from "./store.js";
 import { apiVersionOf, hasStatusSubresource, splitApiVersion, type KubeObject, type ResourceType } from "./types.js";
 import { startStream, WatchStream, writeErrorEvent } from "./watch-stream.js";
 
@@ -94,7 +94,10 @@ function reviewOf(
   subresource = r.subresource ?? "",
 ): AdmissionRequest {
   const apiVersion = apiVersionOf(t.group, r.version);
-  const asRequested = (o: KubeObject | undefined) => (o && o.apiVersion !== apiVersion ? { ...o, apiVersion } : o);
+  const asRequested = (stored: KubeObject | undefined) => {
+    const o = stored && t.storage ? t.storage.fromStorage(stored) : stored;
+    return o && o.apiVersion !== apiVersion ? { ...o, apiVersion } : o;
+  };
   // On CREATE under generateName, validating webhooks see the generated name (upstream's AdmissionToValidateObjectFunc).
   const name = (object ?? oldObject)?.metadata?.name ?? r.name ?? "";
   const isNamespace = t.group === "" && t.plural === "namespaces";
@@ -137,8 +140,12 @@ function isWatch(q: URLSearchParams): boolean {
   return w === "true" || w === "1";
 }
 
-/** Serialises an object as the requested version (CRDs may serve several versions of one storage). */
-function objectJson(e: Entry, apiVersion: string): Buffer {
+/**
+ * Serialises a stored object as `t` serves it at the requested version (CRDs may serve several
+ * versions of one storage; events.k8s.io Events are stored as core/v1 ones).
+ */
+function objectJson(t: ResourceType, stored: Entry, apiVersion: string): Buffer {
+  const e = servedEntry(t, stored);
   if (e.obj.apiVersion === apiVersion) return entryJson(e);
   return Buffer.from(JSON.stringify({ ...e.obj, apiVersion }));
 }
@@ -221,13 +228,16 @@ export async function handleResource(
         const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
         if (result.continue) listMeta.continue = result.continue;
         if (result.remainingItemCount !== undefined) listMeta.remainingItemCount = result.remainingItemCount;
-        const objs = result.items.map((e) => (e.obj.apiVersion === apiVersion ? e.obj : { ...e.obj, apiVersion }));
+        const objs = result.items.map((stored) => {
+          const e = servedEntry(t, stored);
+          return e.obj.apiVersion === apiVersion ? e.obj : { ...e.obj, apiVersion };
+        });
         return sendJson(res, 200, toTable(t, r.version, objs, store.clock(), includeObjectOf(query), listMeta));
       }
       let meta = `"resourceVersion":"${result.resourceVersion}"`;
       if (result.continue) meta += `,"continue":${JSON.stringify(result.continue)}`;
       if (result.remainingItemCount !== undefined) meta += `,"remainingItemCount":${result.remainingItemCount}`;
-      const items = result.items.map((e) => objectJson(e, apiVersion));
+      const items = result.items.map((e) => objectJson(t, e, apiVersion));
       return sendJson(res, 200, listBody(`{"kind":"${t.listKind}","apiVersion":"${apiVersion}","metadata":{${meta}},"items":[`, items));
     }
     if (method === "POST") {
@@ -252,7 +262,7 @@ export async function handleResource(
               commit: () => (dryRun ? prepared : store.insertPrepared(t, prepared.obj)),
             };
           });
-      return sendJson(res, 201, objectJson(e, apiVersion));
+      return sendJson(res, 201, objectJson(t, e, apiVersion));
     }
     if (method === "DELETE") {
       // kube-apiserver serves deletecollection of a namespaced type only inside a namespace.
@@ -299,17 +309,18 @@ export async function handleResource(
   if (sub === "finalize") {
     if (method !== "PUT") throw methodNotAllowed();
     const body = decodeBody(await readBody(req), req.headers["content-type"]);
-    return sendJson(res, 200, objectJson(finalizeNamespace(store, t, name, body), apiVersion));
+    return sendJson(res, 200, objectJson(t, finalizeNamespace(store, t, name, body), apiVersion));
   }
   if (sub === "proxy") throw notFoundPath();
   switch (method) {
     case "GET": {
       const e = store.get(t, ns, name);
       if (wantsTable(req.headers.accept)) {
-        const obj = e.obj.apiVersion === apiVersion ? e.obj : { ...e.obj, apiVersion };
+        const served = servedEntry(t, e).obj;
+        const obj = served.apiVersion === apiVersion ? served : { ...served, apiVersion };
         return sendJson(res, 200, toTable(t, r.version, [obj], store.clock(), includeObjectOf(query), { resourceVersion: e.obj.metadata?.resourceVersion }));
       }
-      return sendJson(res, 200, objectJson(e, apiVersion));
+      return sendJson(res, 200, objectJson(t, e, apiVersion));
     }
     case "PUT": {
       const body = decodeBody(await readBody(req), req.headers["content-type"]);
@@ -320,7 +331,7 @@ export async function handleResource(
         : await admitted(ctx, res, () =>
             preparedWrite(t, r, user, dryRun, fieldManager, store.getEntry(t, ns, name), store.update(t, ns, name, body, { subresource: sub, dryRun: true }), store),
           );
-      return sendJson(res, created ? 201 : 200, objectJson(entry, apiVersion));
+      return sendJson(res, created ? 201 : 200, objectJson(t, entry, apiVersion));
     }
     case "PATCH": {
       const ct = req.headers["content-type"] ?? "";
@@ -332,14 +343,14 @@ export async function handleResource(
         : await admitted(ctx, res, () =>
             preparedWrite(t, r, user, dryRun, fieldManager, store.getEntry(t, ns, name), store.patch(t, ns, name, ct, body, { subresource: sub, dryRun: true, fieldManager }), store),
           );
-      return sendJson(res, created ? 201 : 200, objectJson(entry, apiVersion));
+      return sendJson(res, created ? 201 : 200, objectJson(t, entry, apiVersion));
     }
     case "DELETE": {
       if (sub) throw methodNotAllowed();
       const body = decodeBody(await readBody(req), req.headers["content-type"], false);
       const opts = deleteOptions(body, query);
       const out = !admissionOn(ctx) ? store.delete(t, ns, name, opts) : await admitDelete(ctx, res, t, r, ns, name, opts, user);
-      const bodyJson = out.body === out.entry.obj ? objectJson(out.entry, apiVersion) : JSON.stringify(out.body);
+      const bodyJson = out.body === out.entry.obj ? objectJson(t, out.entry, apiVersion) : JSON.stringify(out.body);
       return sendJson(res, 200, bodyJson);
     }
     default:

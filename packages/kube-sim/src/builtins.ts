@@ -1,5 +1,6 @@
 // The static part of the type table: the built-in types Lockstep needs (kube-api.md §4 flags).
 import { badRequest, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from "./errors.js";
+import { coreEventFields, coreToEventsV1, eventsV1Fields, eventsV1ToCore } from "./event-conversion.js";
 import { bindingHooks, roleHooks } from "./rbac-validation.js";
 import { ADMISSION_GROUP, validatingWebhookConfigurationHooks } from "./webhook-config.js";
 import { resourceType, type FieldGetter, type KubeObject, type ResourceType, type TypeHooks } from "./types.js";
@@ -21,34 +22,6 @@ const podFields: Record<string, FieldGetter> = {
   "status.phase": (o) => str(o.status?.phase),
   "status.podIP": (o) => str(o.status?.podIP),
   "status.nominatedNodeName": (o) => str(o.status?.nominatedNodeName),
-};
-
-const eventFields: Record<string, FieldGetter> = {
-  "involvedObject.kind": (o) => str(o.involvedObject?.kind),
-  "involvedObject.namespace": (o) => str(o.involvedObject?.namespace),
-  "involvedObject.name": (o) => str(o.involvedObject?.name),
-  "involvedObject.uid": (o) => str(o.involvedObject?.uid),
-  "involvedObject.apiVersion": (o) => str(o.involvedObject?.apiVersion),
-  "involvedObject.resourceVersion": (o) => str(o.involvedObject?.resourceVersion),
-  "involvedObject.fieldPath": (o) => str(o.involvedObject?.fieldPath),
-  reason: (o) => str(o.reason),
-  reportingComponent: (o) => str(o.reportingComponent),
-  source: (o) => str(o.source?.component),
-  type: (o) => str(o.type),
-};
-
-// events.k8s.io/v1 Events: their own store here (a real server keeps one store for both Event APIs;
-// kube-sim serves each on its own, which is all Lockstep's recorder and `kubectl get
-// events.events.k8s.io` need).
-const eventsV1Fields: Record<string, FieldGetter> = {
-  "regarding.kind": (o) => str(o.regarding?.kind),
-  "regarding.namespace": (o) => str(o.regarding?.namespace),
-  "regarding.name": (o) => str(o.regarding?.name),
-  "regarding.uid": (o) => str(o.regarding?.uid),
-  "regarding.apiVersion": (o) => str(o.regarding?.apiVersion),
-  reason: (o) => str(o.reason),
-  reportingController: (o) => str(o.reportingController),
-  type: (o) => str(o.type),
 };
 
 /** events.k8s.io/v1 validation (ValidateEventCreate/Update for v1): what a writer most often gets wrong. */
@@ -184,8 +157,20 @@ export function builtinTypes(): ResourceType[] {
       },
     }),
     builtin({ group: "", plural: "serviceaccounts", singular: "serviceaccount", kind: "ServiceAccount", namespaced: true, shortNames: ["sa"], subresources: ["token"] }),
-    builtin({ group: "", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"], fields: eventFields }),
-    builtin({ group: "events.k8s.io", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"], fields: eventsV1Fields, hooks: eventsV1Hooks }),
+    builtin({ group: "", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"], fields: coreEventFields }),
+    // One store for both Event APIs, as on kube-apiserver: `kubectl get events` and `kubectl describe
+    // node` show what an events.k8s.io/v1 recorder wrote.
+    builtin({
+      group: "events.k8s.io",
+      plural: "events",
+      singular: "event",
+      kind: "Event",
+      namespaced: true,
+      shortNames: ["ev"],
+      fields: eventsV1Fields,
+      hooks: eventsV1Hooks,
+      storage: { group: "", plural: "events", toStorage: eventsV1ToCore, fromStorage: coreToEventsV1 },
+    }),
     // Stored only (no cluster IPs, endpoints, ReplicaSets or pods): what `helm install` of a chart
     // with them needs, e.g. Lockstep's own.
     builtin({ group: "", plural: "services", singular: "service", kind: "Service", namespaced: true, shortNames: ["svc"], categories: ["all"], subresources: ["status"], statusSubresource: true }),

@@ -165,6 +165,10 @@ export class Store {
   }
 
   state(t: ResourceType): TypeState {
+    if (t.storage) {
+      const stored = this.registry.get(t.storage.group, t.storage.plural);
+      if (stored) return this.state(stored);
+    }
     let s = this.states.get(t);
     if (!s) {
       // A re-registered type (CRD update) keeps its objects and watchers.
@@ -327,8 +331,9 @@ export class Store {
    * Registers a watcher starting after `fromRv` (replaying history) or, when `fromRv` is undefined,
    * with synthetic ADDEDs for the current matches. Throws 410 Expired for a compacted RV.
    */
-  watch(t: ResourceType, w: Watcher, fromRv: number | undefined): () => void {
+  watch(t: ResourceType, watcher: Watcher, fromRv: number | undefined): () => void {
     const s = this.state(t);
+    const w = t.storage ? servedWatcher(t, watcher) : watcher;
     if (fromRv === undefined) {
       for (const e of this.filtered(s, w.filter)) w.send("ADDED", e);
     } else {
@@ -475,7 +480,7 @@ export class Store {
       if (t.generation) meta.generation ??= 1;
       else delete meta.generation;
       if (t.custom && t.hooks?.prepareForUpdate) t.hooks.prepareForUpdate(obj, obj);
-      return obj;
+      return t.storage ? t.storage.toStorage(obj) : obj;
     }
     meta.uid = this.uid();
     meta.creationTimestamp = this.now();
@@ -488,7 +493,8 @@ export class Store {
     t.hooks?.prepareForCreate?.(obj);
     const errs = t.hooks?.validate?.(obj, undefined) ?? [];
     if (errs.length) throw invalid(t, meta.name!, errs);
-    return obj;
+    // Validated as sent, stored converted (kube-apiserver validates the internal form of either).
+    return t.storage ? t.storage.toStorage(obj) : obj;
   }
 
   /** PUT semantics (kube-api.md §4); `subresource` "status" takes only `.status` from the body. */
@@ -517,7 +523,7 @@ export class Store {
       // kube-apiserver's store names the resource (plural.group) here, not the kind.
       throw invalid({ ...t, kind: t.plural }, name, [{ reason: "FieldValueInvalid", field: "metadata.resourceVersion", detail: "Invalid value: 0x0: must be specified for an update" }]);
     if (rv && rv !== old.obj.metadata!.resourceVersion) throw conflict(t, name);
-    return this.applyUpdate(s, key, old, clone(body) as KubeObject, opts);
+    return this.applyUpdate(t, s, key, old, clone(body) as KubeObject, opts);
   }
 
   /** PATCH semantics (kube-api.md §7); a resourceVersion inside the patch is a precondition. */
@@ -533,22 +539,24 @@ export class Store {
     const s = this.state(t);
     const key = objectKey(t.namespaced ? namespace : undefined, name);
     const old = s.objects.get(key);
+    // A patch applies to the object as the client sees it (the served version), not as stored.
+    const base = old && t.storage ? t.storage.fromStorage(old.obj) : old?.obj;
     let patched: unknown;
     switch (ct) {
       case PATCH_TYPES.json:
         if (!old) throw notFound(t, name);
-        patched = jsonPatch(old.obj, body);
+        patched = jsonPatch(base!, body);
         break;
       case PATCH_TYPES.merge:
         if (!isPlainObject(body)) throw badRequest("the body of the patch is not a JSON object");
         if (!old) throw notFound(t, name);
-        patched = mergePatch(old.obj, body);
+        patched = mergePatch(base!, body);
         break;
       case PATCH_TYPES.strategic:
         if (t.custom) throw smpOnCustomResource();
         if (!isPlainObject(body)) throw badRequest("the body of the patch is not a JSON object");
         if (!old) throw notFound(t, name);
-        patched = strategicMerge(old.obj, body);
+        patched = strategicMerge(base!, body);
         break;
       case PATCH_TYPES.apply: {
         // Reduced server-side apply: create if missing, else a merge patch; no field ownership.
@@ -567,7 +575,7 @@ export class Store {
           fresh.metadata = { ...(fresh.metadata ?? {}), name };
           return { entry: this.create(t, namespace, fresh, { dryRun: opts.dryRun }), created: true };
         }
-        patched = mergePatch(old.obj, body);
+        patched = mergePatch(base!, body);
         break;
       }
       default:
@@ -578,12 +586,19 @@ export class Store {
     if (pm.name !== undefined && pm.name !== name) throw badRequest(`the name of the object (${String(pm.name)}) does not match the name on the URL (${name})`);
     if (pm.resourceVersion && pm.resourceVersion !== old!.obj.metadata!.resourceVersion) throw conflict(t, name);
     t.hooks?.checkBody?.(patched as KubeObject);
-    return this.applyUpdate(s, key, old!, patched as KubeObject, opts);
+    return this.applyUpdate(t, s, key, old!, patched as KubeObject, opts);
   }
 
-  private applyUpdate(s: TypeState, key: string, old: Entry, candidate: KubeObject, opts: { subresource?: string; dryRun?: boolean }): WriteResult {
-    const t = s.type;
-    const o = old.obj;
+  private applyUpdate(
+    t: ResourceType,
+    s: TypeState,
+    key: string,
+    old: Entry,
+    candidate: KubeObject,
+    opts: { subresource?: string; dryRun?: boolean },
+  ): WriteResult {
+    // Compared and validated in the served form; stored converted (see ResourceType.storage).
+    const o = t.storage ? t.storage.fromStorage(old.obj) : old.obj;
     let next: KubeObject;
     if (opts.subresource === "status") {
       next = clone(o);
@@ -627,7 +642,8 @@ export class Store {
       if (m.annotations && Object.keys(m.annotations).length === 0) delete m.annotations;
     }
     next.metadata!.resourceVersion = o.metadata!.resourceVersion;
-    if (deepEqual(next, o)) return { entry: old, created: false };
+    if (t.storage) next = t.storage.toStorage(next);
+    if (deepEqual(next, old.obj)) return { entry: old, created: false };
     if (opts.dryRun) return { entry: { obj: next }, created: false };
     return this.finishUpdate(s, key, old, next);
   }
@@ -725,9 +741,28 @@ export class Store {
   /** Every stored object, types in registration order, objects in key order. */
   allObjects(): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const t of this.registry.all()) for (const e of this.entries(t)) out.push(e.obj);
+    for (const t of this.registry.all()) if (!t.storage) for (const e of this.entries(t)) out.push(e.obj);
     return out;
   }
+}
+
+const served = new WeakMap<ResourceType, WeakMap<Entry, Entry>>();
+
+/** A stored entry as type `t` serves it: converted once per entry for a type kept in another's store. */
+export function servedEntry(t: ResourceType, e: Entry): Entry {
+  if (!t.storage) return e;
+  let cache = served.get(t);
+  if (!cache) served.set(t, (cache = new WeakMap()));
+  let out = cache.get(e);
+  if (!out) cache.set(e, (out = { obj: t.storage.fromStorage(e.obj) }));
+  return out;
+}
+
+/** A watcher of a type kept in another's store: filters on the stored form, receives the served one. */
+function servedWatcher(t: ResourceType, w: Watcher): Watcher {
+  const out: Watcher = { filter: w.filter, send: (type, e) => w.send(type, servedEntry(t, e)) };
+  if (w.end) out.end = () => w.end!();
+  return out;
 }
 
 function setOrDelete(m: Record<string, unknown>, k: string, v: unknown): void {

@@ -181,6 +181,36 @@ describe("other built-in printers", () => {
     expect(table("poddisruptionbudgets", { metadata: meta, spec: { maxUnavailable: 1 }, status: { disruptionsAllowed: 1 } }).rows[0].cells).toEqual(["x", "N/A", "1", 1, "60s"]);
   });
 
+  it("events, either version: last seen (the series' when folded), type, reason, object, message; source, count and name wide", () => {
+    const t = (group: string) => builtinTypes().find((x) => x.plural === "events" && x.group === group)!;
+    const v1 = {
+      apiVersion: "events.k8s.io/v1",
+      metadata: { name: "worker-0.1", namespace: "default" },
+      eventTime: "2026-01-10T11:00:00.000000Z",
+      series: { count: 7, lastObservedTime: "2026-01-10T11:59:30.000000Z" },
+      reportingController: "lockstep.io/lease-coordinator",
+      reportingInstance: "lc-0",
+      reason: "UpdateRefused",
+      regarding: { kind: "Node", name: "worker-0" },
+      note: " refused ",
+      type: "Warning",
+    };
+    const v1Table = toTable(t("events.k8s.io"), "v1", [v1], NOW, "None") as any;
+    expect(v1Table.columnDefinitions.filter((c: any) => c.priority === 0).map((c: any) => c.name)).toEqual(["Last Seen", "Type", "Reason", "Object", "Message"]);
+    expect(v1Table.rows[0].cells).toEqual(["30s", "Warning", "UpdateRefused", "node/worker-0", "", "lockstep.io/lease-coordinator, lc-0", "refused", "60m", 7, "worker-0.1"]);
+    const core = {
+      apiVersion: "v1",
+      metadata: { name: "e", namespace: "default" },
+      involvedObject: { kind: "Pod", name: "p", fieldPath: "spec.containers{a}" },
+      source: { component: "kubelet" },
+      firstTimestamp: "2026-01-10T11:58:00Z",
+      reason: "Pulled",
+      message: "pulled",
+      type: "Normal",
+    };
+    expect((toTable(t(""), "v1", [core], NOW, "None") as any).rows[0].cells).toEqual(["2m", "Normal", "Pulled", "pod/p", "spec.containers{a}", "kubelet", "pulled", "2m", 1, "e"]);
+  });
+
   it("anything else: NAME and AGE", () => {
     expect(header("serviceaccounts")).toEqual(["Name", "Age"]);
   });

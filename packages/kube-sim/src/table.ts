@@ -1,8 +1,9 @@
 // Server-side printing (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`, what `kubectl get`
 // asks for): nodes with kube-apiserver's printer (NAME STATUS ROLES AGE VERSION, the wide columns at
-// priority 1), namespaces, configmaps, secrets, pods, leases and PDBs with their usual columns,
+// priority 1), namespaces, configmaps, secrets, pods, leases, PDBs and Events with their usual columns,
 // custom resources with their CRD's additionalPrinterColumns (JSONPath), and NAME/AGE for everything
 // else. Pure: the clock is passed in.
+import { eventsV1ToCore } from "./event-conversion.js";
 import { isPlainObject } from "./json.js";
 import type { KubeObject, PrinterColumn, ResourceType } from "./types.js";
 
@@ -228,6 +229,52 @@ function podRow(o: KubeObject, now: Date): unknown[] {
   return [o.metadata?.name ?? "", `${ready}/${containers.length}`, status, restarts, ageOf(o, now), o.status?.podIP || "<none>", o.spec?.nodeName || "<none>"];
 }
 
+/**
+ * Events, both versions (upstream's printEvent, on the internal form: an events.k8s.io/v1 Event is
+ * read as the core/v1 one it is stored as): LAST SEEN TYPE REASON OBJECT MESSAGE, the rest wide.
+ */
+const EVENT_PRINTER: Printer = {
+  columns: [
+    col("Last Seen", "The time at which the most recent occurrence of this event was recorded."),
+    col("Type", "Type of this event (Normal, Warning), new types could be added in the future"),
+    col("Reason", "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
+    col("Object", "The object that this event is about."),
+    col("Subobject", "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.", 1),
+    col("Source", "The component reporting this event. Should be a short machine understandable string.", 1),
+    col("Message", "A human-readable description of the status of this operation."),
+    col("First Seen", "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)", 1),
+    col("Count", "The number of times this event has occurred.", 1),
+    { ...col("Name", "Name must be unique within a namespace.", 1), format: "name" },
+  ],
+  row(served, now) {
+    const o = served.apiVersion === "events.k8s.io/v1" ? eventsV1ToCore(served) : served;
+    const first = o.firstTimestamp ? age(o.firstTimestamp, now) : age(o.eventTime, now);
+    let last = o.lastTimestamp ? age(o.lastTimestamp, now) : first;
+    let count = Number(o.count) || 0;
+    if (isPlainObject(o.series)) {
+      last = age(o.series.lastObservedTime, now);
+      count = Number(o.series.count) || 0;
+    } else if (count === 0) count = 1; // singletons of the new API carry no count
+    const ref = isPlainObject(o.involvedObject) ? o.involvedObject : {};
+    const kind = String(ref.kind ?? "").toLowerCase();
+    const target = ref.name ? `${kind}/${String(ref.name)}` : kind;
+    const component = o.source?.component || o.reportingComponent || "";
+    const instance = o.source?.host || o.reportingInstance || "";
+    return [
+      last,
+      o.type ?? "",
+      o.reason ?? "",
+      target,
+      ref.fieldPath ?? "",
+      instance ? `${component}, ${instance}` : component,
+      String(o.message ?? "").trim(),
+      first,
+      count,
+      o.metadata?.name ?? "",
+    ];
+  },
+};
+
 /** kube-apiserver's printers for the other built-ins kube-sim serves (their usual columns). */
 const BUILTIN_PRINTERS: Record<string, Printer> = {
   "/namespaces": { columns: [NAME, col("Status", "The status of the namespace"), AGE], row: (o, now) => [o.metadata?.name ?? "", o.status?.phase ?? "", ageOf(o, now)] },
@@ -248,6 +295,8 @@ const BUILTIN_PRINTERS: Record<string, Printer> = {
     ],
     row: podRow,
   },
+  "/events": EVENT_PRINTER,
+  "events.k8s.io/events": EVENT_PRINTER,
   "coordination.k8s.io/leases": {
     columns: [NAME, col("Holder", "HolderIdentity contains the identity of the holder of a current lease."), AGE],
     row: (o, now) => [o.metadata?.name ?? "", o.spec?.holderIdentity ?? "", ageOf(o, now)],

@@ -82,6 +82,20 @@ export interface ResourceType {
   createOnly?: boolean;
   /** Type-specific hooks; all synchronous and pure. */
   hooks?: TypeHooks;
+  /**
+   * Served from another type's store (events.k8s.io/v1 Events live in core/v1's, as on
+   * kube-apiserver): writes are converted to the stored form after validation, reads back to this one.
+   * Field getters of such a type read the stored form.
+   */
+  storage?: StorageOf;
+}
+
+/** The type whose store a served type shares, and the conversion between the two forms. */
+export interface StorageOf {
+  group: string;
+  plural: string;
+  toStorage(obj: KubeObject): KubeObject;
+  fromStorage(obj: KubeObject): KubeObject;
 }
 
 /** A CRD's additionalPrinterColumns entry. */

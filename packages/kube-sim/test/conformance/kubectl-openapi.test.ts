@@ -1,6 +1,6 @@
 // kubectl on what kube-sim publishes: `apply` with validation on (OpenAPI v3: the server validates
 // fields, unknown ones are kubectl's strict-decoding error), `explain` of Lockstep's CRDs, and
-// server-side Table output (nodes like kube-apiserver's printer, CRDs' additionalPrinterColumns),
+// server-side Table output (nodes and Events like kube-apiserver's printers, CRDs' additionalPrinterColumns),
 // with every kubectl at hand (test/kubectls.ts).
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -124,6 +124,32 @@ describe.skipIf(onRealServer).each(available)("kubectl $label against kube-sim's
     const wide = await ok("get", "node", "master-0", "-o", "wide");
     expect(wide).toMatch(/INTERNAL-IP\s+EXTERNAL-IP\s+OS-IMAGE\s+KERNEL-VERSION\s+CONTAINER-RUNTIME/);
     expect(wide).toMatch(/10\.0\.0\.10\s+<none>\s+Red Hat Enterprise Linux CoreOS\s+5\.14\.0\s+cri-o:\/\/1\.31\.2/);
+  });
+
+  it("prints an events.k8s.io/v1 Event under plain `get events` with the server's columns: LAST SEEN TYPE REASON OBJECT MESSAGE", async () => {
+    const seen = new Date(Date.now() - 5_000).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+    const event = `apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: worker-0.refused, namespace: default}
+eventTime: "${seen}"
+series: {count: 7, lastObservedTime: "${seen}"}
+reportingController: lockstep.io/lease-coordinator
+reportingInstance: lease-coordinator-0
+action: Refuse
+reason: UpdateRefused
+regarding: {apiVersion: v1, kind: Node, name: worker-0}
+note: update of worker-0 refused
+type: Warning
+`;
+    await ok("create", "-f", file("event.yaml", event));
+    const rows = (await ok("get", "events", "-n", "default", "--field-selector", "involvedObject.name=worker-0")).trim().split("\n").map((l) => l.trim().split(/\s{2,}/));
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toEqual(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]);
+    expect(rows[1]!.slice(1)).toEqual(["Warning", "UpdateRefused", "node/worker-0", "update of worker-0 refused"]);
+    expect(rows[1]![0]).toMatch(/^\d+s$/);
+    const wide = await ok("get", "events", "-n", "default", "-o", "wide");
+    expect(wide).toMatch(/SOURCE\s+MESSAGE\s+FIRST SEEN\s+COUNT\s+NAME/);
+    expect(wide).toMatch(/lockstep\.io\/lease-coordinator, lease-coordinator-0\s+update of worker-0 refused\s+\d+s\s+7\s+worker-0\.refused/);
   });
 
   it("keeps the server's columns while watching (get -w: one-row Tables)", async () => {
