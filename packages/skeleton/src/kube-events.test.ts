@@ -10,7 +10,7 @@ const lease = (node: string, holder: string, operation = OperationType.OPERATION
 describe("kubeEventsFor", () => {
   it("lease facts go on the Node, naming holder and operation", () => {
     const [granted] = kubeEventsFor(Events.leaseGranted, { lease: lease("worker-1", "admin") });
-    expect(granted).toEqual({ regarding: { apiVersion: "v1", kind: "Node", name: "worker-1" }, type: "Normal", reason: "LeaseGranted", action: "Grant", note: "lease for MAINTENANCE granted to admin: kernel patch" });
+    expect(granted).toEqual({ regarding: { apiVersion: "v1", kind: "Node", name: "worker-1", uid: "worker-1" }, type: "Normal", reason: "LeaseGranted", action: "Grant", note: "lease for MAINTENANCE granted to admin: kernel patch" });
     expect(kubeEventsFor(Events.leaseReleased, { lease: lease("worker-1", "admin") })[0]).toMatchObject({ reason: "LeaseReleased", type: "Normal" });
     expect(kubeEventsFor(Events.leaseExpired, { lease: lease("worker-1", "admin") })[0]).toMatchObject({ reason: "LeaseExpired", type: "Warning" });
     expect(kubeEventsFor(Events.leasePreempted, { previous: lease("worker-1", "admin"), lease: lease("worker-1", "fencing"), reason: "forced" })[0]!.note).toContain("admin");

@@ -6,7 +6,12 @@ import { Events, OperationType, type EventType } from "@lockstep/contracts";
 import { Resources, type EventNote, type ObjectRef } from "@lockstep/kube";
 
 const ref = (r: { apiVersion: string; kind: string }, name: string, namespace?: string): ObjectRef => ({ apiVersion: r.apiVersion, kind: r.kind, name, ...(namespace ? { namespace } : {}) });
-const nodeRef = (name: string) => ref(Resources.node, name);
+/**
+ * A Node's Events carry the node's name as `uid`, as the kubelet's do: `kubectl describe node` lists
+ * the Events whose involvedObject.uid is the Node's uid or its name, and the name is known without a
+ * lookup (an Event without a uid is listed by `get events` but never by `describe`).
+ */
+const nodeRef = (name: string): ObjectRef => ({ ...ref(Resources.node, name), uid: name });
 /** The ClusterVersion is a singleton named `version` (as the CVO's). */
 export const CLUSTER_VERSION = ref(Resources.clusterVersion, "version");
 
