@@ -129,11 +129,17 @@ export async function startPrometheus(o: PrometheusOptions): Promise<RunningProm
   });
   proc.stderr?.on("data", (d) => (output = (output + String(d)).slice(-4000)));
   if (proc.pid !== undefined) guard.watchProcess(proc.pid);
-  const exited = new Promise<void>((r) => proc.once("exit", () => r()));
   let spawnError: Error | undefined;
-  proc.once("error", (err) => (spawnError = err));
+  // A binary that cannot be spawned emits "error" and no "exit".
+  const exited = new Promise<void>((r) => {
+    proc.once("exit", () => r());
+    proc.once("error", (err) => {
+      spawnError = err;
+      r();
+    });
+  });
   const stop = async () => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
+    if (!spawnError && proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
     await exited;
     if (proc.pid !== undefined) guard.forgetProcess(proc.pid);
     rmSync(dir, { recursive: true, force: true });
