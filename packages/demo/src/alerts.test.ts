@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { alertChanges, describeAlert, firingLockstepAlerts } from "./alerts.js";
+import { EventLog } from "./events.js";
+import { alertChanges, describeAlert, firingLockstepAlerts, startDemoAlerts } from "./alerts.js";
 
 const alert = (name: string, state: string, labels: Record<string, string> = {}, summary?: string) => ({
   labels: { alertname: name, ...labels },
@@ -35,5 +36,16 @@ describe("the demo's alert lines", () => {
       "alert firing: LockstepUpdateStalled — The update of pool worker is not moving.",
     );
     expect(describeAlert("resolved", alert("LockstepServiceDown", "firing"))).toBe("alert resolved: LockstepServiceDown");
+  });
+});
+
+describe("the demo without Prometheus", () => {
+  it("says why and carries on", async () => {
+    const events = new EventLog();
+    const a = await startDemoAlerts({ system: { replicas: new Map() }, events, env: { PROMETHEUS_BIN: "/nonexistent/prometheus", PATH: "" } });
+    expect(a.unavailable).toMatch(/^prometheus not found \(PROMETHEUS_BIN/);
+    expect(a.url).toBeUndefined();
+    await a.stop();
+    expect(events.events).toEqual([]);
   });
 });

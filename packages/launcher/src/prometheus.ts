@@ -154,7 +154,8 @@ export async function startPrometheus(o: PrometheusOptions): Promise<RunningProm
   for (;;) {
     if (spawnError || proc.exitCode !== null || proc.signalCode !== null) {
       await stop();
-      throw new Error(`prometheus exited before it was ready: ${spawnError?.message ?? output.trim().split("\n").slice(-3).join(" / ")}`);
+      const why = spawnError?.message ?? (output.trim().split("\n").slice(-3).join(" / ") || `exit code ${proc.exitCode ?? proc.signalCode}, no output`);
+      throw new Error(`prometheus exited before it was ready: ${why}`);
     }
     if ((await fetch(`${url}/-/ready`).catch(() => undefined))?.ok) break;
     if (Date.now() > deadline) {
