@@ -61,9 +61,11 @@ const FIGURES: Record<string, RegExp[]> = {
 
 describe("pnpm bench, quick mode", () => {
   it("runs every benchmark end to end and prints every figure with its target", { timeout: 480_000 }, () => {
-    const run = spawnSync(process.execPath, ["--import", "tsx", "run-all.ts"], { cwd: import.meta.dirname, env: { ...process.env, BENCH_QUICK: "1" }, encoding: "utf8", timeout: 470_000 });
+    const run = spawnSync(process.execPath, ["--import", "tsx", "run-all.ts"], { cwd: import.meta.dirname, env: { ...process.env, BENCH_QUICK: "1" }, encoding: "utf8", timeout: 470_000, maxBuffer: 64 << 20 });
     const out = run.stdout;
-    expect(out, run.stderr).toMatch(/^targets: \d+ MET, \d+ MISSED/m);
+    // How the run ended, with its last lines: a clean-clone CI run once ended after the table with no summary line.
+    const ending = `status ${run.status}, signal ${run.signal}, error ${run.error?.message}; stdout ends: ${out.slice(-600)}\nstderr: ${run.stderr}`;
+    expect(out, ending).toMatch(/^targets: \d+ MET, \d+ MISSED/m);
     expect(out).not.toMatch(/failed: /);
     expect(run.status).toBe(0);
     const missing = Object.entries(FIGURES).flatMap(([bench, patterns]) => patterns.filter((p) => !p.test(out)).map((p) => `${bench}: ${p.source}`));

@@ -68,7 +68,7 @@ interface Tier {
 
 /** Dependencies of a package on a package of a higher tier, as sentences. */
 function tierViolations(ws: Workspace[], tiers: Tier[]): string[] {
-  const rank = new Map(tiers.flatMap((t, i) => t.packages.map((p) => [`@lockstep/${p}`, i] as const)));
+  const rank = new Map<string, number>(tiers.flatMap((t, i) => t.packages.map((p) => [`@lockstep/${p}`, i] as const)));
   return ws.flatMap((w) => {
     const mine = rank.get(w.name);
     if (mine === undefined) return [];

@@ -139,10 +139,15 @@ async function patiently<T>(stream: string, o: ReplicatedOptions, attempt: () =>
   }
 }
 
-/** A request that timed out, or JetStream saying it cannot answer now (10008: no meta leader yet). */
+/**
+ * A request that timed out, or JetStream saying it cannot answer now: 10008, no meta leader yet; "no
+ * suitable peers for placement", the meta leader not yet counting every server of a cluster that is
+ * starting or where one server restarts (seen with eight processes creating R3 planes on a fresh
+ * three-node cluster). A cluster that is really too small keeps refusing, and the last error says so.
+ */
 export function isBusy(err: unknown): boolean {
   const e = err as { name?: string; code?: unknown; message?: string } | undefined;
-  return e?.name === "TimeoutError" || e?.code === 10008 || /timeout|temporarily unavailable|no responders/i.test(String(e?.message ?? err));
+  return e?.name === "TimeoutError" || e?.code === 10008 || /timeout|temporarily unavailable|no responders|no suitable peers/i.test(String(e?.message ?? err));
 }
 
 /**
@@ -152,7 +157,7 @@ export function isBusy(err: unknown): boolean {
 export function replicasError(err: unknown, replicas: number): unknown {
   if (replicas <= 1) return err;
   const text = String((err as Error)?.message ?? err);
-  if (!/non-clustered|insufficient resources|replicas/i.test(text)) return err;
+  if (!/non-clustered|insufficient resources|no suitable peers|replicas/i.test(text)) return err;
   return new Error(`${needsCluster(replicas)} (nats-server: ${text})`, { cause: err });
 }
 

@@ -40,6 +40,11 @@ describe("PrometheusRule", () => {
       "LockstepReconcileFailing",
       "LockstepMinorUpgradeBlocked",
       "LockstepBootImageSkewUnchecked",
+      "LockstepLeaseHeldTooLong",
+      "LockstepPreemptionPending",
+      "LockstepDisruptionBudgetAtLimit",
+      "LockstepWebhookRefusingRequester",
+      "LockstepMachineSetPatchFailing",
     ]);
     for (const r of rules) {
       expect(["critical", "warning", "info"], r.alert).toContain(r.labels.severity);

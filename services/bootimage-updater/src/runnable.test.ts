@@ -20,7 +20,7 @@ import {
 } from "@lockstep/contracts";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
-import { silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
+import { createMetricsRegistry, silentLogger, startGrpcServer, type GrpcServerHandle } from "@lockstep/runtime";
 import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,6 +29,7 @@ import { awsProviderSpec } from "./bootimages/testdata/provider-specs.js";
 import { streamDocument } from "./bootimages/testdata/stream.js";
 import { bootImageService } from "./api/boot-image-service.js";
 import { bootImageUpdater } from "./runnable.js";
+import { PATCH_FAILURES_METRIC } from "./updater/patch-metrics.js";
 import type { PassReport } from "./updater/updater.js";
 
 const OLD_AMI = "ami-0c5d3e3b4f3d1c7e2";
@@ -50,6 +51,7 @@ let client: InstanceType<typeof BootImageServiceClient>;
 const stack = new TestStack();
 /** The watcher alone, so a test can stop it and start it again. */
 let watcherStop = new AbortController();
+const registry = createMetricsRegistry({ defaultMetrics: false });
 function startWatcher(): void {
   stack.run(watcherRunnable({ kc, bus: { servers: nats.url }, logger: silentLogger(), ...TEST_WATCHER_OPTIONS, heartbeatIntervalMs: 200 }), watcherStop.signal);
 }
@@ -158,6 +160,7 @@ beforeAll(async () => {
       staleTimeoutMs: 30_000,
     },
     onPass: (p) => passes.push(p),
+    registry,
   });
   stack.run(runnable);
   grpc = await startGrpcServer({ port: 0, host: "127.0.0.1", services: [[BootImageServiceService, bootImageService(updater, silentLogger(), freshness)]] });
@@ -343,5 +346,23 @@ describe("bootimage-updater on an AWS cluster", () => {
         `writes to late: ${JSON.stringify(amiWrites.get("late"))}; freshness: ${JSON.stringify((await call<GetStatusResponse>("getStatus")).freshness)}`,
     });
     expect((await call<GetStatusResponse>("getStatus")).freshness).toMatchObject({ stale: false, heard: true });
+  });
+
+  it("counts a MachineSet patch the API fails (not a conflict) in lockstep_bootimage_machineset_patch_failures_total", async () => {
+    const failures = async () => Number(/reason="request"\} (\d+)/.exec(await registry.getSingleMetricAsString(PATCH_FAILURES_METRIC))?.[1]);
+    expect(await failures()).toBe(0);
+    sim.faults.add({ errors: [{ code: 500, probability: 1, verb: "patch", resource: "machinesets" }] });
+    const since = passes.length;
+    try {
+      await createMachineSet(machineSet("refused", OLD_AMI));
+      await waitFor(async () => (await failures()) >= 1, {
+        what: "the failed patch counted",
+        explain: () => `passes since: ${JSON.stringify(passes.slice(since).map((p) => ({ reason: p.reason, status: p.status, errors: p.errors })))}`,
+      });
+      expect(amiWrites.get("refused")).toEqual([OLD_AMI]); // created, never patched
+    } finally {
+      sim.faults.clear();
+    }
+    await deleteMachineSet("refused");
   });
 });

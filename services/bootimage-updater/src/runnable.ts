@@ -10,6 +10,7 @@ import { factObserver, stateConsumer, type LeaderGate } from "@lockstep/skeleton
 import type { Logger } from "pino";
 import type { PlannedEvent } from "./updater/events.js";
 import { kubeWriter, type BootImageWriter } from "./updater/kube-writer.js";
+import { patchFailures } from "./updater/patch-metrics.js";
 import { BootImageUpdater, PASS_KEY, type UpdaterOptions, type UpdaterSettings } from "./updater/updater.js";
 
 export const SOURCE = "bootimage-updater";
@@ -79,6 +80,7 @@ export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHa
       return f && !f.fresh ? describeStaleness(f) : undefined;
     },
     leading: () => o.leader?.isLeader() ?? true,
+    ...(o.registry ? { onPatchFailed: patchFailures(o.registry) } : {}),
   });
   const queue = new WorkQueue(() => updater.reconcile(), {
     name: "bootimages",

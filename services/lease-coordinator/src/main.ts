@@ -7,6 +7,7 @@ import { stopOnAbort } from "@lockstep/runtime";
 import { runService, serviceEventRecorder, webhookRefusal } from "@lockstep/skeleton";
 import { readFileSync } from "node:fs";
 import { KubeNodeLookups } from "./admission/node-lookups.js";
+import { webhookRefusals } from "./admission/refusal-metrics.js";
 import { startLeaseWebhook } from "./admission/webhook.js";
 import { KubeReviewer } from "./auth/kube-reviews.js";
 import { LeaseAuth } from "./auth/lease-auth.js";
@@ -58,6 +59,7 @@ await runService({
       }
     }
 
+    const countRefusal = webhookRefusals(registry);
     // The lease webhook: refuses disruptive API requests on nodes another holder leases (admission/).
     const webhook =
       config.ADMISSION_TLS_CERT !== undefined
@@ -71,8 +73,10 @@ await runService({
             breakGlassGroups: config.ADMISSION_BREAK_GLASS_GROUPS,
             logger,
             classify: classifyOptionsOf(config),
-            onRefused: (r) =>
-              kubeEvents.recorder.record(webhookRefusal({ node: r.node, requester: r.requester, what: r.what, holder: r.hold?.lease.holder ?? "another holder", operation: r.hold?.lease.operation })),
+            onRefused: (r) => {
+              kubeEvents.recorder.record(webhookRefusal({ node: r.node, requester: r.requester, what: r.what, holder: r.hold?.lease.holder ?? "another holder", operation: r.hold?.lease.operation }));
+              countRefusal(r.requester, r.operation);
+            },
             onBreakGlass: (node, message) => lc.auditBreakGlass(node, message),
             onWarning: (node, code, message) => lc.auditBreakGlass(node, message, code),
           })

@@ -12,11 +12,13 @@ import { AdapterReconciler } from "./adapters/reconciler.js";
 import type { AdapterName } from "./adapters/plan.js";
 import type { LeaseAuth } from "./auth/lease-auth.js";
 import { budgetScopeKey, buildView, ClusterTracker, leaseNodeOf, type ClusterChange, type PolicyConfig } from "@lockstep/lease-policy";
+import { BudgetMetrics } from "./coordinator/budget-metrics.js";
 import { budgetStatus, BudgetStatusWriter } from "./coordinator/budget-status.js";
 import { Coordinator, type EventSink, type NodeHold } from "./coordinator/coordinator.js";
 import { leaseService } from "./api/lease-service.js";
 import { toOutgoing } from "./coordinator/events.js";
 import { EventOutbox } from "./coordinator/outbox.js";
+import { observeLeaseAges } from "./coordinator/lease-metrics.js";
 import { observeSharedQueue } from "./coordinator/queue-metrics.js";
 import { SharedQueue } from "./coordinator/shared-queue.js";
 import { KubeLeaseApi } from "./store/kube-leases.js";
@@ -143,6 +145,8 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       const shared = (line = new SharedQueue({ kv: queueKv, replica, logger: logger.child({ component: "shared-queue" }), clock, refreshMs: o.queue?.refreshMs, onChange: () => wake() }));
       if (leaving) shared.handOver();
       if (o.registry) observeSharedQueue(o.registry, () => line);
+      if (o.registry) observeLeaseAges(o.registry, () => index, policy, clock);
+      const budgetMetrics = o.registry ? new BudgetMetrics(o.registry) : undefined;
       // Every decision reads nodes, pools and budgets indexed (node by name, pool and budget
       // members); the index follows the cache change by change (fed below, from the initial load
       // on), so a node change costs in proportion to the pools and budgets, not to the nodes.
@@ -174,7 +178,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       const queue = (budgets = new WorkQueue(
         async (name) => {
           const budget = cache.get("disruptionBudget", name);
-          if (!budget || !leading()) return;
+          if (!budget || !leading()) return void budgetMetrics?.forget(name);
           // A status computed from a stale view could say a budget has room it no longer has:
           // held as last written; every budget is evaluated again once the view is fresh.
           if (!freshness.fresh) return;
@@ -183,6 +187,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
           const records = idx.all().map((e) => e.rec);
           const view = buildView({ nodes: [], pools: [], budgets: [], leases: [], records, observations: idx.observations, observationsCurrent: true }, now, policy);
           const desired = budgetStatus(budget, cluster.nodes, cluster.pools, view.heldNodes, view.slots(budgetScopeKey(name)), new Date(now), policy, cluster);
+          budgetMetrics?.observe(name, desired);
           if (!guard.check(name, writeFingerprint(desired))) return;
           const result = await statusWriter.write(name, desired);
           if (result === "unchanged") guard.reset(name);

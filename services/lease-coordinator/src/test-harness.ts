@@ -13,7 +13,7 @@ import {
 } from "@lockstep/contracts";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim, type KubeSim, type KubeSimOptions } from "@lockstep/kube-sim";
-import { silentLogger, startGrpcServer, type GrpcServerHandle, type GrpcTlsOptions } from "@lockstep/runtime";
+import { createMetricsRegistry, silentLogger, startGrpcServer, type GrpcServerHandle, type GrpcTlsOptions } from "@lockstep/runtime";
 import { TEST_WATCHER_OPTIONS, TestStack, waitFor, type NatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { LeaseAuth } from "./auth/lease-auth.js";
@@ -31,6 +31,8 @@ export interface Replica {
   index: LeaseIndex;
   /** The replica as createLeaseCoordinator made it (its lease view for the webhook). */
   lc: LeaseCoordinator;
+  /** Its metrics registry (what /metrics would serve). */
+  registry: ReturnType<typeof createMetricsRegistry>;
   stop(): Promise<void>;
   /**
    * As if its process died: its NATS connection closes, then its gRPC connections drop at once
@@ -128,7 +130,9 @@ export async function startWorld(o: WorldOptions): Promise<World> {
   const addReplica = async (): Promise<Replica> => {
     const own = new AbortController();
     let started: { coordinator: Coordinator; index: LeaseIndex } | undefined;
+    const registry = createMetricsRegistry({ defaultMetrics: false });
     const lc = createLeaseCoordinator({
+      registry,
       kc: kubeConfigForUrl(sim.url, o.sim?.token),
       bus: { servers: nats.url },
       policy,
@@ -153,6 +157,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       coordinator: started!.coordinator,
       index: started!.index,
       lc,
+      registry,
       async stop() {
         client.close();
         own.abort();

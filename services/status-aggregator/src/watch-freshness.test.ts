@@ -43,7 +43,9 @@ describe("WatchUpdateStatus freshness", () => {
     stack.defer(() => stream.cancel());
     const explain = () => JSON.stringify(messages.map((m) => ({ status: !!m.status, changed: m.changedNodes.length, freshness: m.freshness })));
     await waitFor(() => messages.length >= 1, { what: "the first message", explain });
-    expect(messages[0]).toMatchObject({ status: expect.any(Object), freshness: { stale: false, maxAgeSeconds: 1, heard: true } });
+    // Not `heard`: on a loaded machine the first message has been seen to go out before the
+    // aggregator's view had a heartbeat of its own, while still within its bound (fresh).
+    expect(messages[0]).toMatchObject({ status: expect.any(Object), freshness: { stale: false, maxAgeSeconds: 1 } });
 
     relay.freeze();
     const stale = await waitFor(() => messages.find((m) => m.freshness?.stale), { timeoutMs: 30_000, what: "a message saying stale", explain });

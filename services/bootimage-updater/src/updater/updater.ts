@@ -38,6 +38,7 @@ import {
 } from "../bootimages/index.js";
 import { machineSetRef, outcomeEvents, updatedEvent, type ControllerProblem, type PlannedEvent } from "./events.js";
 import type { BootImageWriter } from "./kube-writer.js";
+import type { PatchFailureReason } from "./patch-metrics.js";
 import { buildPolicyStatus, conditionsOf, snapshotAgrees, type PassResult } from "./policy-status.js";
 import { releaseAmis } from "./release-amis.js";
 import { configMapRef, controllerProblems, infrastructureRef, policyRef, unknownPlatformError } from "./problems.js";
@@ -84,6 +85,8 @@ export interface UpdaterOptions {
    * previews from its view but patches nothing and writes no status.
    */
   readonly leading?: () => boolean;
+  /** A MachineSet patch failed for good (lockstep_bootimage_machineset_patch_failures_total). */
+  readonly onPatchFailed?: (reason: PatchFailureReason) => void;
 }
 
 export interface PassReport {
@@ -265,6 +268,7 @@ export class BootImageUpdater {
       // Deposed mid-pass: the new leader plans again from its own view.
       if (!(this.o.leading?.() ?? true)) return;
       if (d.templateUpdate || !d.patch || Object.keys(d.patch).length === 0) {
+        this.o.onPatchFailed?.("template");
         rewritten = true;
         decisions.push({ ...d, action: "error", reason: `vSphere template ${d.templateUpdate?.templateName ?? ""} must be re-imported, which needs vCenter access this updater does not have` });
         continue;
@@ -285,6 +289,7 @@ export class BootImageUpdater {
           log.info({ machineSet: key, resourceVersion: d.resourceVersion, status: isConflict(err) ? 409 : 404 }, "machineset changed since the snapshot; re-planning");
           continue;
         }
+        this.o.onPatchFailed?.("request");
         rewritten = true;
         decisions.push({ ...d, action: "error", reason: `failed to patch providerSpec: ${message(err)}` });
         log.warn({ machineSet: key, err: message(err) }, "machineset patch failed");

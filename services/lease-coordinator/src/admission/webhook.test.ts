@@ -34,6 +34,7 @@ describe.skipIf(!hasOpenssl())("the lease webhook", () => {
   let webhook: LeaseWebhook;
   let unavailable: string | undefined;
   const outcomes: ReviewOutcome[] = [];
+  const refusals: Array<[string, string]> = [];
   const audits: string[] = [];
   const warned: Array<[string, string, string]> = [];
   const leases = new Map<string, NodeLease>([
@@ -127,6 +128,7 @@ describe.skipIf(!hasOpenssl())("the lease webhook", () => {
       onBreakGlass: (_node, message) => audits.push(message),
       onWarning: (node, code, message) => warned.push([node, code, message]),
       onReview: (o) => outcomes.push(o),
+      onRefused: (r) => refusals.push([r.requester, r.operation]),
       clock: () => NOW,
     });
   }, 30_000);
@@ -149,6 +151,8 @@ describe.skipIf(!hasOpenssl())("the lease webhook", () => {
     expect(res.body.response.status.message).toBe(
       `node w1 is leased to alice for Maintenance ("disk swap") until 2026-11-25T17:59:00.000Z (59m left): ${MCO}:machine-config-controller may not start an update of w1 (${DESIRED_CONFIG} rendered-a → rendered-b) until it is released or expires [MaintenanceFlagged]`,
     );
+    // Counted for lockstep_webhook_refusals_total: who was refused, for which operation.
+    expect(refusals).toEqual([[`${MCO}:machine-config-controller`, "Update"]]);
   });
 
   it("warns of an application owner's pod deletion (outcome warned, published unless a dry run) and refuses a disruptor's", async () => {
@@ -168,6 +172,7 @@ describe.skipIf(!hasOpenssl())("the lease webhook", () => {
     expect((await post(nodeUpdate("w3", `${MCO}:machine-config-controller`, "a", "b"))).body.response).toEqual({ uid: "uid-1", allowed: true });
     const drain = review({ resource: { group: "", version: "v1", resource: "nodes" }, name: "w2", operation: "UPDATE", userInfo: { username: `${MCO}:machine-config-daemon` }, object: { spec: { unschedulable: true } }, oldObject: { spec: {} } });
     expect((await post(drain)).body.response.allowed).toBe(true);
+    expect(refusals).toHaveLength(2); // the two refusals before, none more
   });
 
   it("looks up the node of an evicted pod and of a deleted Machine", async () => {

@@ -32,8 +32,8 @@ export interface LeaseWebhookOptions {
   logger: Logger;
   /** Exempt taint keys and the pod-deletion policy (ADMISSION_TAINT_EXEMPT_KEYS, ADMISSION_POD_DELETE). */
   classify?: ClassifyOptions;
-  /** A refused (not dry-run) request: for a Kubernetes Event on the node. */
-  onRefused?(r: { node: string; requester: string; what: string; hold: NodeHold | undefined }): void;
+  /** A refused (not dry-run) request: for a Kubernetes Event on the node and lockstep_webhook_refusals_total (`operation`: the one the request starts). */
+  onRefused?(r: { node: string; requester: string; operation: string; what: string; hold: NodeHold | undefined }): void;
   /** A break-glass override, for the event log. */
   onBreakGlass?(node: string, message: string): void;
   /** A disruption let through with a warning (ADMISSION_POD_DELETE=Warn), for the event log. */
@@ -123,7 +123,7 @@ export async function startLeaseWebhook(o: LeaseWebhookOptions): Promise<LeaseWe
     const v = found.podDelete ? podDeleteVerdict(judged, podDeleter(req.userInfo, found.node, o.actsFor), classifyOptions.podDelete) : judged;
     if (!v.allowed) {
       o.logger.info({ node: found.node, user: req.userInfo.username, resource: req.resource, subResource: req.subResource, name: req.name, dryRun: req.dryRun }, "admission refused: node leased by another holder");
-      if (!req.dryRun) o.onRefused?.({ node: found.node, requester: req.userInfo.username, what: found.what, hold: hold === undefined || "unavailable" in hold ? undefined : hold });
+      if (!req.dryRun) o.onRefused?.({ node: found.node, requester: req.userInfo.username, operation: found.operation, what: found.what, hold: hold === undefined || "unavailable" in hold ? undefined : hold });
       return { outcome: "refused", answer: admissionResponse(req.uid, { allowed: false, message: v.message }) };
     }
     if ("warning" in v) {

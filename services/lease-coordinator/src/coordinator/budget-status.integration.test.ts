@@ -6,6 +6,7 @@ import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorld, type World } from "../test-harness.js";
+import { BUDGET_ALLOWED_METRIC, BUDGET_DISRUPTED_METRIC } from "./budget-metrics.js";
 
 let world: World;
 const merge = () => setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
@@ -44,6 +45,13 @@ async function expectStatus(name: string, want: { members: number; disruptedNode
   expect(await statusOf(name)).toMatchObject(want);
 }
 
+/** A sample's value on replica 0's /metrics, NaN when it has no such series. */
+async function sample(metric: string, labels: string): Promise<number> {
+  const text = await world.replicas[0]!.registry.getSingleMetricAsString(metric);
+  const line = text.split("\n").find((l) => l.startsWith(`${metric}{${labels}} `));
+  return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(" ") + 1));
+}
+
 describe("budget status from node changes", () => {
   it("follows cordons, relabels and deletions of members", async () => {
     await expectStatus("workers", { members: 2, disruptedNodes: [] });
@@ -52,6 +60,9 @@ describe("budget status from node changes", () => {
     await world.core.patchNode({ name: "w1", body: { spec: { unschedulable: true } } }, merge());
     await expectStatus("workers", { members: 2, disruptedNodes: ["w1"] });
     await expectStatus("rack-r1", { members: 2, disruptedNodes: ["w1"] });
+    // What the status says is on /metrics too: workers is at its limit (1 of 1 disrupted).
+    await waitFor(async () => (await sample(BUDGET_DISRUPTED_METRIC, 'budget="workers"')) === 1, { what: "workers disrupted 1 on /metrics" });
+    expect(await sample(BUDGET_ALLOWED_METRIC, 'budget="workers"')).toBe(1);
 
     // i1 leaves infra for worker (and stays in rack r1); w2 moves to rack r1.
     await world.core.patchNode({ name: "i1", body: { metadata: { labels: { "node-role.kubernetes.io/infra": null, "node-role.kubernetes.io/worker": "" } } } }, merge());
