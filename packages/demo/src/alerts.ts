@@ -9,7 +9,8 @@ import type { EventLog } from "./events.js";
 /**
  * The chart's alert thresholds for the demo (values of global.metrics.prometheusRule): the chart's
  * defaults are minutes to hours, the demo's stalls last seconds. A pool that has not moved for 15 s
- * is "stalled"; a degraded node, a refused minor upgrade or a parked key alerts at once.
+ * is "stalled", a lease held 2 minutes too long; a degraded node, a refused minor upgrade, a parked
+ * key or three webhook refusals of one requester alert at once.
  */
 export const DEMO_ALERT_VALUES = {
   serviceDown: { for: "10s" },
@@ -19,6 +20,12 @@ export const DEMO_ALERT_VALUES = {
   reconcileFailing: { for: "0s" },
   upgradeBlocked: { for: "0s" },
   bootImageSkewUnchecked: { for: "0s" },
+  leaseHeldTooLong: { seconds: 120, for: "0s" },
+  preemptionPending: { seconds: 30, for: "0s" },
+  budgetAtLimit: { for: "10s" },
+  // The MCO refused on the node under maintenance: a few refusals already say "refusing over and over".
+  webhookRefusals: { count: 3, for: "0s" },
+  machineSetPatchFailing: { count: 1, for: "0s" },
 };
 
 /** One firing alert's identity: its name and labels (the same alert for another pool is another). */

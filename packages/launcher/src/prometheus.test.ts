@@ -32,11 +32,11 @@ describe("Prometheus against a running system", () => {
   it("renders the chart's rules with the values given, and refuses values that did not arrive", () => {
     const helm = findTool("helm", undefined);
     expect(helm, "helm (scripts/tools.mjs puts it in .tools/)").toBeDefined();
-    const rules = JSON.parse(renderChartRules({ helm: helm!, values: { updateStalled: { seconds: 7, for: "0s" } }, check: ["> 7"] }));
+    const rules = JSON.parse(renderChartRules({ helm: helm!, values: { updateStalled: { seconds: 37, for: "0s" } }, check: ["> 37"] }));
     const stalled = rules.groups[0].rules.find((r: any) => r.alert === "LockstepUpdateStalled");
     expect(stalled.for).toBe("0s");
     expect(stalled.expr).toContain('namespace="lockstep"}');
-    expect(() => renderChartRules({ helm: helm!, values: { updateStalled: { seconds: 8, for: "0s" } }, check: ["> 7"] })).toThrow(/do not carry the values given \(missing > 7\)/);
+    expect(() => renderChartRules({ helm: helm!, values: { updateStalled: { seconds: 38, for: "0s" } }, check: ["> 37"] })).toThrow(/do not carry the values given \(missing > 37\)/);
     expect(() => renderChartRules({ helm: helm!, values: { updateStaled: { seconds: 7 } } })).toThrow(/helm template failed: [\s\S]*updateStaled is not allowed/);
   });
 
