@@ -4,21 +4,17 @@
 // PodDisruptionBudget stalls the worker pool; LockstepUpdateStalled fires in Prometheus; the
 // status-aggregator reads Prometheus's alerts API (ALERTS_URL) and `lockstep status` shows it as oc
 // shows a firing alert. Before Prometheus is up, the status says monitoring cannot be read.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { onDemoRelease } from "@lockstep/cluster-sim";
-import { freePort, SERVICE_NAMES } from "@lockstep/launcher";
+import { freePort, renderChartRules, SERVICE_NAMES, startPrometheus, type RunningPrometheus } from "@lockstep/launcher";
 import { describe, expect, it } from "vitest";
-import { parseAllDocuments, stringify } from "yaml";
 import { ensurePrometheus } from "../../scripts/prometheus.mjs";
 import { toolOrSkip } from "../../scripts/tools.mjs";
 import { describeCluster, startTestSystem, until } from "./system.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "packages", "cli", "dist", "main.js");
-const CHART = join(ROOT, "deploy", "helm", "lockstep");
 
 const SPEC = onDemoRelease({
   name: "alerts",
@@ -27,42 +23,24 @@ const SPEC = onDemoRelease({
   workloads: [{ name: "pinned", pool: "worker", replicas: 2, pdb: { maxUnavailable: 0 } }],
 });
 
-/** The chart's alert rules as a Prometheus rules file, with the stall threshold cut to seconds. */
+/** The chart's alert rules (the launcher renders them with helm), the stall threshold cut to seconds. */
 function chartRules(): string {
   const helm = toolOrSkip("helm");
   if (helm.skip !== undefined) throw new Error(`no helm: ${helm.skip}`);
-  const rule = JSON.stringify({ enabled: true, selector: 'namespace="lockstep"', updateStalled: { seconds: 20, for: "0s" } });
-  const r = spawnSync(
-    helm.path,
-    ["template", "lockstep", CHART, "--namespace", "lockstep", "--api-versions", "monitoring.coreos.com/v1/PrometheusRule", "--show-only", "templates/prometheusrule.yaml", "--set-json", `global.metrics.prometheusRule=${rule}`],
-    { encoding: "utf8" },
-  );
-  if (r.status !== 0) throw new Error(`helm template failed: ${r.stderr}`);
-  const manifest = parseAllDocuments(r.stdout).map((d) => d.toJS()).find((o) => o?.kind === "PrometheusRule");
-  const text = stringify({ groups: manifest.spec.groups });
-  // The values must have reached the rules (a mistyped --set-json is silently ignored by helm).
-  if (!text.includes("> 20") || !text.includes('namespace="lockstep"}')) throw new Error(`the rules do not carry the test's values:\n${text}`);
-  return text;
-}
-
-async function alertsOf(promUrl: string): Promise<Array<{ labels: Record<string, string>; state: string }>> {
-  const res = await fetch(`${promUrl}/api/v1/alerts`).catch(() => undefined);
-  if (!res?.ok) return [];
-  return ((await res.json()) as { data: { alerts: Array<{ labels: Record<string, string>; state: string }> } }).data.alerts;
+  return renderChartRules({ helm: helm.path, values: { updateStalled: { seconds: 20, for: "0s" } }, check: ["> 20"] });
 }
 
 describe("whole system: Lockstep's alerts in a real Prometheus, read back into the status", () => {
   it("fires LockstepUpdateStalled on a stalled pool and shows it as 'Alert is firing' in lockstep status", async () => {
     const { prometheus } = ensurePrometheus();
-    const dir = mkdtempSync(join(tmpdir(), "lockstep-prometheus-"));
+    const rules = chartRules();
     const promPort = await freePort();
     const promUrl = `http://127.0.0.1:${promPort}`;
-    writeFileSync(join(dir, "rules.yaml"), chartRules());
     const t = await startTestSystem({
       spec: SPEC,
       serviceEnv: { "status-aggregator": { ALERTS_URL: `${promUrl}/api/v1/alerts`, ALERTS_INTERVAL: "1s", ALERTS_MAX_AGE: "5s" } },
     });
-    let prom: ChildProcess | undefined;
+    let prom: RunningPrometheus | undefined;
     const status = (details = "none") =>
       spawnSync(process.execPath, [CLI, "status", "--details", details, "--server", t.env.system.grpcAddress("status-aggregator")], { encoding: "utf8" }).stdout;
     try {
@@ -70,33 +48,19 @@ describe("whole system: Lockstep's alerts in a real Prometheus, read back into t
       await until("the unreachable-monitoring insight", () => status().includes("Cannot read firing alerts from the cluster's monitoring"), 60_000);
 
       // File-based discovery from the launcher's ports, labelled as the chart's ServiceMonitor would be.
-      const targets = SERVICE_NAMES.flatMap((s) =>
-        (t.env.system.replicas.get(s) ?? []).map((r) => ({ targets: [`127.0.0.1:${r.http}`], labels: { job: `lockstep-${s}`, namespace: "lockstep" } })),
-      );
-      writeFileSync(join(dir, "targets.json"), JSON.stringify(targets));
-      writeFileSync(
-        join(dir, "prometheus.yml"),
-        stringify({
-          global: { scrape_interval: "1s", evaluation_interval: "1s" },
-          rule_files: [join(dir, "rules.yaml")],
-          scrape_configs: [{ job_name: "lockstep", file_sd_configs: [{ files: [join(dir, "targets.json")], refresh_interval: "1s" }] }],
-        }),
-      );
-      prom = spawn(prometheus, [`--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${promPort}`], {
-        stdio: "ignore",
-      });
+      prom = await startPrometheus({ binary: prometheus, rules, system: t.env.system, port: promPort, interval: "1s" });
       await until("Prometheus scraping all five services", async () => {
         const res = await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent('count(up{namespace="lockstep"} == 1)')}`).catch(() => undefined);
         const body = res?.ok ? ((await res.json()) as { data: { result: Array<{ value: [number, string] }> } }) : undefined;
         return body?.data.result[0]?.value[1] === String(SERVICE_NAMES.length);
       }, 60_000);
       await until("the unreachable-monitoring insight gone", () => !status().includes("Cannot read firing alerts"), 30_000);
-      expect(await alertsOf(promUrl)).toEqual([]);
+      expect(await prom.alerts()).toEqual([]);
 
       await t.env.sim.upgrade("4.15.14");
       const firing = await until(
         "LockstepUpdateStalled firing in Prometheus",
-        async () => (await alertsOf(promUrl)).find((a) => a.labels.alertname === "LockstepUpdateStalled" && a.state === "firing"),
+        async () => (await prom!.alerts()).find((a) => a.labels.alertname === "LockstepUpdateStalled" && a.state === "firing"),
         120_000,
       ).catch(async (err: Error) => {
         // Where the rule's inputs stood: the pool series in Prometheus and the aggregator's own /metrics.
@@ -116,10 +80,8 @@ describe("whole system: Lockstep's alerts in a real Prometheus, read back into t
       expect(text).toContain("alerts.config.openshift.io: lockstep/LockstepUpdateStalled");
       expect(text).toMatch(/Level:\s+Warning/);
     } finally {
-      prom?.kill("SIGTERM");
       await t.stop();
-      if (prom && prom.exitCode === null) await new Promise((r) => prom!.once("exit", r));
-      rmSync(dir, { recursive: true, force: true });
+      await prom?.stop();
     }
   });
 });

@@ -8,9 +8,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeBus, connectBus } from "@lockstep/bus";
 import { MCO_CONTROLLER_SA, serviceAccountUser } from "@lockstep/cluster-sim";
-import { ADMIN, Clients, DEMO_SPEC, EventLog, runStory, startEnvironment, STEPS, storyState } from "@lockstep/demo";
+import { ADMIN, Clients, DEMO_SPEC, EventLog, runStory, startDemoAlerts, startEnvironment, STEPS, storyState } from "@lockstep/demo";
 import { kubectlRunner } from "@lockstep/testing";
 import { describe, expect, it } from "vitest";
+import { ensurePrometheus } from "../../scripts/prometheus.mjs";
 
 /** The project's own kubectl (scripts/tools.mjs puts it in .tools/). */
 const KUBECTL = fileURLToPath(new URL("../../.tools/kubectl", import.meta.url));
@@ -43,7 +44,11 @@ describe("whole system: the demo's story", () => {
     const events = new EventLog();
     const abort = new AbortController();
     const feeding = events.start(nc, abort.signal);
+    // Lockstep's own alerts in the event log, from a real Prometheus (installed for the tests).
+    const { prometheus } = ensurePrometheus();
+    const alerts = await startDemoAlerts({ system: env.system, events, env: { ...process.env, PROMETHEUS_BIN: prometheus } });
     try {
+      expect(alerts.unavailable).toBeUndefined();
       const results = await runStory({ env, clients, events, versions: { current: "4.15.12", target: "4.16.3", next: "4.17.0" }, waitMs: 240_000, signal: abort.signal });
       for (const r of results) expect(r, `${r.name}: ${r.detail}`).toMatchObject({ ok: true });
       expect(results.map((r) => r.name)).toEqual(STEPS.map((s) => s.name));
@@ -70,6 +75,14 @@ describe("whole system: the demo's story", () => {
       expect(letThrough.map((c) => `${c.outcome} ${c.message ?? ""}`)).toEqual([]);
       expect(events.count("admission.denied", (m) => m.name === maintenanceNode && m.userInfo?.username === mcc)).toBeGreaterThan(0);
       expect(events.count("admission.denied", (m) => m.subResource === "eviction")).toBeGreaterThan(0);
+
+      // The drain blocked by the PDB made the worker pool's node Degraded: the chart's alert fired
+      // (demo thresholds) and is in the event log, and stopped once the drain went through.
+      const degradedWorker = (m: any) => m.labels?.alertname === "LockstepNodeDegraded" && m.labels?.pool === "worker";
+      expect(events.events.filter((e) => e.fact === "alert.firing").map((e) => e.text)).toContain("alert firing: LockstepNodeDegraded — Nodes of pool worker are degraded.");
+      expect(events.count("alert.firing", degradedWorker)).toBe(1);
+      await waitFor(() => events.count("alert.resolved", degradedWorker) === 1, 30_000).catch(() => {});
+      expect(events.count("alert.resolved", degradedWorker), "LockstepNodeDegraded resolved once the workers finished").toBe(1);
 
       // One completion fact for the target, however often the services re-evaluated.
       expect(events.count("update.completed", (m) => m.version === "4.16.3")).toBe(1);
@@ -135,6 +148,7 @@ describe("whole system: the demo's story", () => {
       expect(story.map(jsonAt)).toEqual(story.map(jsonAt).toSorted((a, b) => a - b));
       expect(lines[jsonAt(story[0]!)]!.fact).toBe("lease.granted");
     } finally {
+      await alerts.stop();
       abort.abort();
       await feeding.catch(() => {});
       await closeBus(nc);

@@ -4,3 +4,4 @@ export * from "./events.js";
 export * from "./story.js";
 export * from "./webhook.js";
 export * from "./leaders.js";
+export * from "./alerts.js";

@@ -6,6 +6,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { closeBus, connectBus } from "@lockstep/bus";
 import { describeSupervisorEvent, parseNatsClusterSize } from "@lockstep/launcher";
+import { startDemoAlerts, type DemoAlerts } from "./alerts.js";
 import { Clients } from "./clients.js";
 import { DEMO_SPEC, startEnvironment, type Environment } from "./environment.js";
 import { EventLog } from "./events.js";
@@ -48,6 +49,7 @@ const versions = { current: DEMO_SPEC.version, target: "4.16.3", next: "4.17.0" 
 
 const stop = new AbortController();
 let env: Environment | undefined;
+let alerts: DemoAlerts | undefined;
 // Every way of being asked to stop ends in the same clean-up (env.stop in `finally`); a second
 // signal, or SIGKILL, ends the process at once and the children clean up after themselves
 // (parent-watch pipe for the services, the launcher's guardian for nats-server and its folder).
@@ -110,6 +112,9 @@ try {
     onSupervisorEvent: (e) => events.note(`supervisor.${e.kind}`, describeSupervisorEvent(e), e),
   });
   const running = env;
+  // Lockstep's own alerts, from a real Prometheus when there is one: said once here when there is not.
+  alerts = await startDemoAlerts({ system: running.system, events, log: (l) => say(`  ${l}`) });
+  if (alerts.unavailable) console.log(`lockstep demo: Lockstep's alerts are not shown in this run: ${alerts.unavailable}`);
   const clients = new Clients(running.system);
   const nc = await connectBus({ servers: running.natsUrl.split(","), name: "lockstep-demo" });
   const feeding = events.start(nc, stop.signal);
@@ -219,7 +224,11 @@ try {
   console.error(`lockstep demo failed: ${err instanceof Error ? err.message : String(err)}`);
   exitCode = 1;
 } finally {
-  const stopped = env?.stop().then(() => true) ?? Promise.resolve(true);
+  const stopped = (async () => {
+    await alerts?.stop().catch(() => {});
+    await env?.stop();
+    return true;
+  })();
   const inTime = await Promise.race([stopped, new Promise<false>((r) => setTimeout(() => r(false), STOP_TIMEOUT_MS).unref())]);
   if (!inTime) console.error(`lockstep demo: clean-up did not finish within ${STOP_TIMEOUT_MS / 1000} s; exiting (the launcher's guardian removes what is left)`);
 }

@@ -7,3 +7,4 @@ export * from "./guardian.js";
 export * from "./supervisor.js";
 export * from "./process-alive.js";
 export * from "./nats-cluster.js";
+export * from "./prometheus.js";
