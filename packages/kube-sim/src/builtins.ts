@@ -1,6 +1,7 @@
 // The static part of the type table: the built-in types Lockstep needs (kube-api.md §4 flags).
 import { badRequest, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from "./errors.js";
 import { coreEventFields, coreToEventsV1, eventsV1Fields, eventsV1ToCore } from "./event-conversion.js";
+import { eventNamespaceErrors } from "./event-validation.js";
 import { bindingHooks, roleHooks } from "./rbac-validation.js";
 import { ADMISSION_GROUP, validatingWebhookConfigurationHooks } from "./webhook-config.js";
 import { resourceType, type FieldGetter, type KubeObject, type ResourceType, type TypeHooks } from "./types.js";
@@ -39,7 +40,7 @@ const eventsV1Hooks: TypeHooks = {
     }
   },
   validate(obj, old) {
-    const errs: FieldError[] = [];
+    const errs: FieldError[] = eventNamespaceErrors(eventsV1ToCore(obj));
     if (!obj.eventTime) errs.push(fieldRequired("eventTime", ""));
     for (const f of ["reportingController", "reportingInstance", "action", "reason"]) if (!obj[f]) errs.push(fieldRequired(f, ""));
     if (obj.type !== "Normal" && obj.type !== "Warning") errs.push(fieldNotSupported("type", obj.type ?? "", ["Normal", "Warning"]));
@@ -157,7 +158,7 @@ export function builtinTypes(): ResourceType[] {
       },
     }),
     builtin({ group: "", plural: "serviceaccounts", singular: "serviceaccount", kind: "ServiceAccount", namespaced: true, shortNames: ["sa"], subresources: ["token"] }),
-    builtin({ group: "", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"], fields: coreEventFields }),
+    builtin({ group: "", plural: "events", singular: "event", kind: "Event", namespaced: true, shortNames: ["ev"], fields: coreEventFields, hooks: { validate: eventNamespaceErrors } }),
     // One store for both Event APIs, as on kube-apiserver: `kubectl get events` and `kubectl describe
     // node` show what an events.k8s.io/v1 recorder wrote.
     builtin({

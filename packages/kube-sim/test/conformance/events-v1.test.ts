@@ -3,11 +3,13 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubeConfigFor, type KubeSim } from "../../src/index.js";
-import { apiError, conformanceServer } from "../helpers.js";
+import { apiError, conformanceServer, realServerBefore } from "../helpers.js";
 
 let sim: KubeSim;
 let events: k8s.EventsV1Api;
-const ns = "default";
+// An Event about a Node (cluster-scoped) lives in `default`, where client-go's recorders put it;
+// servers before 1.21 take a new-style one (with an eventTime) only in `kube-system`.
+const ns = realServerBefore(21) ? "kube-system" : "default";
 
 beforeAll(async () => {
   sim = await conformanceServer();
@@ -59,5 +61,12 @@ describe("events.k8s.io/v1 Event", () => {
   it("refuses an eventTime that is not a MicroTime (400)", async () => {
     const bad = event(`worker-0.time-${Date.now().toString(16)}`, { eventTime: "2026-01-01T00:00:00Z" });
     expect((await apiError(events.createNamespacedEvent({ namespace: ns, body: bad }))).code).toBe(400);
+  });
+
+  it("refuses an Event about a Node outside default and kube-system (422)", async () => {
+    const name = `worker-0.ns-${Date.now().toString(16)}`;
+    const stray = await apiError(events.createNamespacedEvent({ namespace: "kube-public", body: { ...event(name), metadata: { name, namespace: "kube-public" } } }));
+    expect(stray.code).toBe(422);
+    expect(stray.body.message).toContain(`involvedObject.namespace: Invalid value: "": does not match event.namespace`);
   });
 });
