@@ -90,6 +90,16 @@ describe("checkScaleUp", () => {
     );
   });
 
+  it("refuses every scale-up while the view is stale, saying why (fail closed, as CheckUpgrade)", () => {
+    const why = "the watcher has not been heard from for 41 s";
+    for (const ms of [aws("ami-current"), aws("ami-custom", { templateLabels: { "machine.openshift.io/os-id": "Windows" } })]) {
+      const r = checkScaleUp(ms, fine, cm, why);
+      expect(r).toMatchObject({ allowed: false, reason: "StateStale", source: "none" });
+      expect(r.message).toContain(why);
+    }
+    expect(checkScaleUp(aws("ami-current"), fine, cm, undefined).allowed).toBe(true);
+  });
+
   it("refuses a stream image when the ConfigMap itself is below the limit", () => {
     const r = checkScaleUp(aws("ami-current"), fine, bootImages(stream, "4.12.0"));
     expect(r).toMatchObject({ allowed: false, reason: "BootImageTooOld", source: "stream" });

@@ -2,11 +2,12 @@ import type { BootImagesState, MachineSetState } from "@lockstep/contracts";
 import { checkBootImageRecord } from "@lockstep/versions";
 import type { BootImageVerdict } from "./boot-image-skew.js";
 import { matchMachineSetImage } from "./machine-set-image.js";
+import { REASON_STATE_STALE } from "./stale.js";
 
 /** Mirrors `CheckScaleUpResponse`, plus how the MachineSet's boot image version was known. */
 export interface ScaleUpResult {
   readonly allowed: boolean;
-  /** BootImageCurrent, AsExpected, NotRHCOS, SkewEnforcementNone, BootImageSkewUnchecked or BootImageTooOld. */
+  /** BootImageCurrent, AsExpected, NotRHCOS, SkewEnforcementNone, BootImageSkewUnchecked, BootImageTooOld or StateStale. */
   readonly reason: string;
   readonly message: string;
   /** `stream`: its image is the release's current one; `cluster-record`: the cluster boot image record. */
@@ -22,10 +23,20 @@ const WINDOWS_OS_LABEL = "machine.openshift.io/os-id";
  * releaseVersion, else the stream's RHCOS release); otherwise nothing on the object says which
  * build it is, so the cluster boot image record (the BootImagePolicy skew status, which is reset
  * to the install version whenever a MachineSet is skipped) stands for it. It is refused when that
- * version is below the current release's limit.
+ * version is below the current release's limit, and while the view is `stale` (why, as
+ * ClusterOperator lockstep says it): the MachineSet, the ConfigMap and the record may all have
+ * moved since, so "allowed" could not be vouched for — fail closed, as CheckUpgrade does.
  */
-export function checkScaleUp(ms: MachineSetState, verdict: BootImageVerdict, bootImages: BootImagesState | undefined): ScaleUpResult {
+export function checkScaleUp(ms: MachineSetState, verdict: BootImageVerdict, bootImages: BootImagesState | undefined, stale?: string): ScaleUpResult {
   const name = `${ms.namespace}/${ms.name}`;
+  if (stale !== undefined) {
+    return {
+      allowed: false,
+      reason: REASON_STATE_STALE,
+      message: `MachineSet ${name}: Lockstep cannot tell whether its boot image meets this release's minimum: ${stale}. Scaling up is refused until it is heard from again; check the watcher (lockstep-watcher pods, their logs and the API server).`,
+      source: "none",
+    };
+  }
   if (ms.templateLabels[WINDOWS_OS_LABEL] === "Windows") {
     return { allowed: true, reason: "NotRHCOS", message: `MachineSet ${name} boots Windows; RHCOS boot image skew does not apply`, source: "none" };
   }

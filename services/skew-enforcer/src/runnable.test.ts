@@ -465,7 +465,9 @@ describe("skew-enforcer", () => {
     expect(await checkUpgrade("4.16.6")).toMatchObject({ allowed: true, kind: "ZStream", message: "z-stream update from 4.16.5 to 4.16.6 is not blocked by StateStale", freshness: { stale: true } });
     expect(await report()).toMatchObject({ upgradeable: false, reason: "StateStale", message: stale.message });
     expect((await reportResponse()).freshness).toMatchObject({ stale: true, maxAgeSeconds: 1 });
-    expect((await checkScaleUp(MS_NAMESPACE, MS_NAME)).freshness).toMatchObject({ stale: true, maxAgeSeconds: 1 });
+    const scaleUp = await checkScaleUp(MS_NAMESPACE, MS_NAME);
+    expect(scaleUp).toMatchObject({ allowed: false, reason: "StateStale", freshness: { stale: true, maxAgeSeconds: 1 } });
+    expect(scaleUp.message).toMatch(/the watcher has not been heard from since \S+Z\. Scaling up is refused until it is heard from again/);
 
     watcherStop = new AbortController();
     watcherRun = stack.run(watcherRunnable({ kc, bus: { servers: nats.url }, logger: silentLogger(), ...TEST_WATCHER_OPTIONS, heartbeatIntervalMs: 200 }), watcherStop.signal);

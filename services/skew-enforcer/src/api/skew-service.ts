@@ -79,8 +79,9 @@ export function skewServiceImpl(q: SkewQueries, logger: Logger): SkewServiceServ
       const evaluation = q.evaluate();
       const ms = q.machineSet(namespace, name);
       if (!ms) throw new RpcError(status.NOT_FOUND, `MachineSet ${namespace}/${name} not found`);
-      const r = checkScaleUp(ms, evaluation.bootImage, q.bootImages());
-      return { allowed: r.allowed, reason: r.reason, message: r.message, freshness: wire(q.viewFreshness()) };
+      const v = q.viewFreshness();
+      const r = checkScaleUp(ms, evaluation.bootImage, q.bootImages(), v.stale);
+      return { allowed: r.allowed, reason: r.reason, message: r.message, freshness: wire(v) };
     }),
   };
 }
