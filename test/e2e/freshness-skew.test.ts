@@ -2,7 +2,9 @@
 // killed, `lockstep check-upgrade` of the next minor must be refused with StateStale (exit 3, the
 // ClusterOperator's message, a warning on stderr), `lockstep skew -o json` must say Upgradeable
 // False (StateStale) and carry freshness with stale true; once the watcher is back both answer as
-// before. Without it the enforcer went on answering "allowed" from a view nobody vouched for.
+// before. Without it the enforcer went on answering "allowed" from a view nobody vouched for. The
+// lease-coordinator's `lockstep preflight` of that minor likewise exits 3 with a StateStale warning
+// first (a maintenance hold written since could be missing), and "No warnings" once fresh.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { onDemoRelease } from "@lockstep/cluster-sim";
@@ -19,7 +21,11 @@ const CLI = join(import.meta.dirname, "..", "..", "packages", "cli", "dist", "ma
 const WARNING = /^warning: Lockstep's view of the cluster is \d+ s old \(the watcher has not been heard from\); what follows may be out of date$/m;
 
 function lockstep(t: TestSystem, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args, "--server", t.env.system.grpcAddress("skew-enforcer")], { encoding: "utf8" });
+  return lockstepAt(t, "skew-enforcer", ...args);
+}
+
+function lockstepAt(t: TestSystem, service: "skew-enforcer" | "lease-coordinator", ...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args, "--server", t.env.system.grpcAddress(service)], { encoding: "utf8" });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -69,6 +75,11 @@ describe("freshness, fail closed: skew answers", () => {
       expect(skew.stderr).toMatch(WARNING);
       expect(JSON.parse(skew.stdout)).toMatchObject({ upgradeable: false, reason: "StateStale", message: co.message, freshness: { stale: true, maxAgeSeconds: 3 } });
 
+      const preflight = lockstepAt(t, "lease-coordinator", "preflight", NEXT_MINOR);
+      expect(preflight.code).toBe(3);
+      expect(preflight.stderr).toMatch(WARNING);
+      expect(preflight.stdout).toMatch(/^WARNING \[StateStale\]: Lockstep's view of the cluster is stale \(the watcher has not been heard from for \d+ s\)/m);
+
       // The watcher returns: both answer as before.
       watcher.start();
       const back = await until("the next minor allowed again", () => {
@@ -79,6 +90,12 @@ describe("freshness, fail closed: skew answers", () => {
       const skewBack = lockstep(t, "skew", "-o", "json");
       expect(skewBack.stderr).toBe("");
       expect(JSON.parse(skewBack.stdout)).toMatchObject({ upgradeable: true, freshness: { stale: false, heard: true } });
+      const preflightBack = await until("the preflight fresh again", () => {
+        const r = lockstepAt(t, "lease-coordinator", "preflight", NEXT_MINOR);
+        return r.code === 0 && r;
+      }, 60_000);
+      expect(preflightBack.stderr).toBe("");
+      expect(preflightBack.stdout).toBe(`No warnings for an upgrade to ${NEXT_MINOR}: no node is held.\n`);
     } finally {
       await t.stop();
     }

@@ -165,6 +165,7 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
           const f = freshness.current();
           return f.fresh ? undefined : { why: describeStaleness(f), retryAfterSeconds: STALE_RETRY_AFTER_SECONDS };
         },
+        freshness: () => freshness.current(),
       });
       wake = () => c.notify();
       await shared.start();

@@ -6,6 +6,7 @@ import {
   LeaseServiceClient,
   NodeLease,
   OperationType,
+  StateFreshness,
   Warning,
   type ListResponse,
   type PreflightUpgradeResponse,
@@ -20,6 +21,7 @@ import { addressHint, defaultAddress, serverAddress, serverHelp } from "../addre
 import { versionArg } from "../args.js";
 import { callMetadata, channelCredentials, type ConnectionFlags } from "../connection.js";
 import { CliError, EXIT, grpcFailure } from "../exit-codes.js";
+import { staleWarning } from "../stale-warning.js";
 
 export const DEFAULT_LEASE_ADDR = defaultAddress("lease-coordinator");
 
@@ -138,6 +140,11 @@ function structured(value: unknown, output: Output): string {
   return output === "json" ? `${JSON.stringify(value, null, 2)}\n` : stringify(value);
 }
 
+function warnIfStale(freshness: StateFreshness | undefined): void {
+  const warning = staleWarning(freshness, "lease-coordinator");
+  if (warning) process.stderr.write(`${warning}\n`);
+}
+
 function connectionOptions(cmd: Command): Command {
   return cmd.option("--server <addr>", SERVER_HELP).option("--token <token>", TOKEN_HELP).option("--kubeconfig <file>", KUBECONFIG_HELP);
 }
@@ -149,7 +156,9 @@ export function register(program: Command): void {
     .addOption(outputOption())
     .action(async (flags: Flags & { operation?: OperationType; pool?: string; output?: Output }) => {
       const res = await rpc<ListResponse>(flags, "list", { operation: flags.operation ?? OperationType.OPERATION_TYPE_UNSPECIFIED, pool: flags.pool ?? "" });
-      process.stdout.write(flags.output ? structured(leasesAsData(res.leases), flags.output) : formatLeases(res.leases));
+      warnIfStale(res.freshness);
+      const freshness = res.freshness ? { freshness: StateFreshness.toJSON(res.freshness) } : {};
+      process.stdout.write(flags.output ? structured({ ...leasesAsData(res.leases), ...freshness }, flags.output) : formatLeases(res.leases));
     });
 
   const lease = program.command("lease").description("acquire or release a node lease");
@@ -201,8 +210,12 @@ export function register(program: Command): void {
     .addOption(outputOption())
     .action(async (version: string | undefined, flags: Flags & { output?: Output }) => {
       const res = await rpc<PreflightUpgradeResponse>(flags, "preflightUpgrade", { targetVersion: version ?? "" });
-      if (flags.output) process.stdout.write(structured({ warnings: res.warnings.map((w) => Warning.toJSON(w)), held: res.held.map((l) => NodeLease.toJSON(l)) }, flags.output));
+      warnIfStale(res.freshness);
+      const freshness = res.freshness ? { freshness: StateFreshness.toJSON(res.freshness) } : {};
+      if (flags.output) process.stdout.write(structured({ warnings: res.warnings.map((w) => Warning.toJSON(w)), held: res.held.map((l) => NodeLease.toJSON(l)), ...freshness }, flags.output));
       else if (res.warnings.length === 0) process.stdout.write(`No warnings${version ? ` for an upgrade to ${version}` : ""}: no node is held.\n`);
       else process.stdout.write(formatWarnings(res.warnings));
+      // Printed, but a script must not take a stale preflight as clear to go (as `lockstep status`).
+      if (res.freshness?.stale) process.exitCode = EXIT.REFUSED;
     });
 }

@@ -15,6 +15,7 @@ import {
   type WatchResponse,
 } from "@lockstep/contracts";
 import type { Logger } from "pino";
+import { freshnessToProto } from "@lockstep/skeleton";
 import { holderFor, ownsHolder, type Caller } from "../auth/caller.js";
 import { AuthError, type CallCredentials, type LeaseAuth } from "../auth/lease-auth.js";
 import { toNodeLease } from "@lockstep/lease-policy";
@@ -68,6 +69,12 @@ function toStatus(err: unknown, logger: Logger): Partial<grpc.ServiceError> {
   }
   logger.error({ err }, "lease request failed");
   return status(grpc.status.INTERNAL, `internal error: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/** The view's age as the answer carries it (absent when the coordinator does not know it). */
+function wire(c: Coordinator) {
+  const f = c.freshness();
+  return f ? freshnessToProto(f) : undefined;
 }
 
 function need(deps: LeaseServiceDeps): Coordinator {
@@ -184,17 +191,20 @@ export function leaseService(deps: LeaseServiceDeps): LeaseServiceServer {
       checkBounds({ node: req.node });
       if (!req.node) throw new CoordinatorError("invalid", "invalid request: node is empty");
       await deps.auth.require(caller, "get", req.node, `read the lease of ${req.node}`);
-      return GetResponse.fromPartial({ lease: need(deps).get(req.node) });
+      const c = need(deps);
+      return GetResponse.fromPartial({ lease: c.get(req.node), freshness: wire(c) });
     }),
     list: unary(deps, async (req, caller) => {
       checkBounds({ pool: req.pool });
       await deps.auth.require(caller, "list", "", "list node leases");
-      return ListResponse.fromPartial({ leases: need(deps).list({ operation: req.operation, pool: req.pool }) });
+      const c = need(deps);
+      return ListResponse.fromPartial({ leases: c.list({ operation: req.operation, pool: req.pool }), freshness: wire(c) });
     }),
     preflightUpgrade: unary(deps, async (req, caller) => {
       checkBounds({ targetVersion: req.targetVersion });
       await deps.auth.require(caller, "list", "", "read the upgrade preflight (it lists node leases)");
-      return PreflightUpgradeResponse.fromPartial(need(deps).preflight());
+      const c = need(deps);
+      return PreflightUpgradeResponse.fromPartial({ ...c.preflight(), freshness: wire(c) });
     }),
     watch: (call) => {
       Promise.resolve()

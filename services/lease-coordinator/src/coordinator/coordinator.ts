@@ -3,6 +3,7 @@
 // decision is a compare-and-swap on the Lease objects themselves, so replicas cannot both win.
 import { OperationType, type AcquireRequest, type NodeLease, type Warning } from "@lockstep/contracts";
 import type { Logger } from "pino";
+import type { Freshness } from "@lockstep/runtime";
 import {
   buildView,
   decide,
@@ -102,6 +103,8 @@ export interface CoordinatorOptions {
    * with StateStale while it is (policy/freshness.ts); renewals and releases are not gated.
    */
   staleness?(): StaleView | undefined;
+  /** How old the view is, as answers carry it (undefined: not known, e.g. in unit tests). */
+  freshness?(): Freshness | undefined;
 }
 
 interface Executed<D> {
@@ -478,10 +481,28 @@ export class Coordinator {
     return out.sort((a, b) => a.node.localeCompare(b.node) || a.namespace.localeCompare(b.namespace));
   }
 
+  /**
+   * Before an upgrade: who holds what, and what it would warn of. While the view is stale a hold
+   * written since may be missing, so the warnings lead with one saying so: "no warnings" must never
+   * be read off a view nobody can vouch for.
+   */
   preflight(): { warnings: Warning[]; held: NodeLease[] } {
     const nowMs = this.clock();
     const { observed } = this.fullView(nowMs);
-    return preflightUpgrade(observed, new Date(nowMs), this.o.policy);
+    const out = preflightUpgrade(observed, new Date(nowMs), this.o.policy);
+    const stale = this.o.staleness?.();
+    if (!stale) return out;
+    const warning: Warning = {
+      code: "StateStale",
+      node: "",
+      message: `Lockstep's view of the cluster is stale (${stale.why}): a node held since, for maintenance or anything else, may be missing below; do not start an upgrade on this answer`,
+    };
+    return { ...out, warnings: [warning, ...out.warnings] };
+  }
+
+  /** How old the view is (undefined when not known). */
+  freshness(): Freshness | undefined {
+    return this.o.freshness?.();
   }
 
   /** Notices leases that expired without anyone taking them over (lease.expired, once per record). */

@@ -2,6 +2,7 @@
 // watcher in-process (stopped and started again) + a coordinator with a short STATE_MAX_AGE.
 import { waitFor } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ListResponse, PreflightUpgradeResponse } from "@lockstep/contracts";
 import { acquire, call, holdersInApi, startWorld, type World } from "../test-harness.js";
 
 const STALE = /^StateStale: the watcher has not been heard from for \d+ s; no disruption is granted until it is$/;
@@ -34,6 +35,15 @@ describe("LeaseService on a stale state plane", () => {
     expect(refused.deniedReason).toMatch(STALE);
     expect((await holdersInApi(world)).has("w2")).toBe(false);
 
+    // Answers that read the view say how old it is; the preflight leads with a StateStale warning
+    // (a hold written since may be missing, so "no warnings" must not be read off it).
+    const listed = await call<object, ListResponse>(client(), "list", { operation: 0, pool: "" });
+    expect(listed.freshness).toMatchObject({ stale: true, heard: true, maxAgeSeconds: 1.5 });
+    const preflight = await call<object, PreflightUpgradeResponse>(client(), "preflightUpgrade", { targetVersion: "4.17.0" });
+    expect(preflight.freshness).toMatchObject({ stale: true });
+    expect(preflight.warnings[0]).toMatchObject({ code: "StateStale", node: "" });
+    expect(preflight.warnings[0]!.message).toMatch(/^Lockstep's view of the cluster is stale \(the watcher has not been heard from for \d+ s\): a node held since/);
+
     // The holder of w1 keeps its hold: renew, acquire-as-renewal, and release all still work.
     await call(client(), "renew", { node: "w1", holder: "a" });
     expect(await acquire(client(), { node: "w1", holder: "a" })).toMatchObject({ granted: true });
@@ -51,6 +61,9 @@ describe("LeaseService on a stale state plane", () => {
     expect(third.granted).toBe(false);
     expect(third.deniedReason).not.toMatch(/StateStale/);
     expect(third.deniedReason).toMatch(/worker/);
+    const fresh = await call<object, PreflightUpgradeResponse>(client(), "preflightUpgrade", { targetVersion: "4.17.0" });
+    expect(fresh.freshness).toMatchObject({ stale: false, heard: true });
+    expect(fresh.warnings.map((w) => w.code)).not.toContain("StateStale");
 
     expect(await call(client(), "release", { node: "w1", holder: "a" })).toMatchObject({ released: true });
     await waitFor(async () => !(await holdersInApi(world)).has("w1"));

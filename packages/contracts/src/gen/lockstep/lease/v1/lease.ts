@@ -21,6 +21,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { StateFreshness } from "../../status/v1/status.js";
 
 /** Disruptive operations that hold a node's lease (node-leases.md). */
 export enum OperationType {
@@ -267,7 +268,11 @@ export interface GetRequest {
 }
 
 export interface GetResponse {
-  lease?: NodeLease | undefined;
+  lease?:
+    | NodeLease
+    | undefined;
+  /** How old the coordinator's view is: while stale, a lease written since may be missing. */
+  freshness?: StateFreshness | undefined;
 }
 
 export interface ListRequest {
@@ -277,6 +282,7 @@ export interface ListRequest {
 
 export interface ListResponse {
   leases: NodeLease[];
+  freshness?: StateFreshness | undefined;
 }
 
 export interface WatchRequest {
@@ -296,6 +302,8 @@ export interface PreflightUpgradeRequest {
 export interface PreflightUpgradeResponse {
   warnings: Warning[];
   held: NodeLease[];
+  /** While stale, warnings lead with a StateStale one: a hold written since may be missing. */
+  freshness?: StateFreshness | undefined;
 }
 
 function createBaseNodeLease(): NodeLease {
@@ -1926,13 +1934,16 @@ export const GetRequest: MessageFns<GetRequest> = {
 };
 
 function createBaseGetResponse(): GetResponse {
-  return { lease: undefined };
+  return { lease: undefined, freshness: undefined };
 }
 
 export const GetResponse: MessageFns<GetResponse> = {
   encode(message: GetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.lease !== undefined) {
       NodeLease.encode(message.lease, writer.uint32(10).fork()).join();
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -1958,6 +1969,14 @@ export const GetResponse: MessageFns<GetResponse> = {
             message.lease = NodeLease.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1971,13 +1990,19 @@ export const GetResponse: MessageFns<GetResponse> = {
   },
 
   fromJSON(object: any): GetResponse {
-    return { lease: isSet(object.lease) ? NodeLease.fromJSON(object.lease) : undefined };
+    return {
+      lease: isSet(object.lease) ? NodeLease.fromJSON(object.lease) : undefined,
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
+    };
   },
 
   toJSON(message: GetResponse): unknown {
     const obj: any = {};
     if (message.lease !== undefined) {
       obj.lease = NodeLease.toJSON(message.lease);
+    }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
     }
     return obj;
   },
@@ -1989,6 +2014,9 @@ export const GetResponse: MessageFns<GetResponse> = {
     const message = createBaseGetResponse();
     message.lease = (object.lease !== undefined && object.lease !== null)
       ? NodeLease.fromPartial(object.lease)
+      : undefined;
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
       : undefined;
     return message;
   },
@@ -2080,13 +2108,16 @@ export const ListRequest: MessageFns<ListRequest> = {
 };
 
 function createBaseListResponse(): ListResponse {
-  return { leases: [] };
+  return { leases: [], freshness: undefined };
 }
 
 export const ListResponse: MessageFns<ListResponse> = {
   encode(message: ListResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.leases) {
       NodeLease.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -2112,6 +2143,14 @@ export const ListResponse: MessageFns<ListResponse> = {
             message.leases.push(NodeLease.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2127,6 +2166,7 @@ export const ListResponse: MessageFns<ListResponse> = {
   fromJSON(object: any): ListResponse {
     return {
       leases: globalThis.Array.isArray(object?.leases) ? object.leases.map((e: any) => NodeLease.fromJSON(e)) : [],
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
     };
   },
 
@@ -2134,6 +2174,9 @@ export const ListResponse: MessageFns<ListResponse> = {
     const obj: any = {};
     if (message.leases?.length) {
       obj.leases = message.leases.map((e) => NodeLease.toJSON(e));
+    }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
     }
     return obj;
   },
@@ -2144,6 +2187,9 @@ export const ListResponse: MessageFns<ListResponse> = {
   fromPartial(object: DeepPartial<ListResponse>): ListResponse {
     const message = createBaseListResponse();
     message.leases = object.leases?.map((e) => NodeLease.fromPartial(e)) || [];
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
+      : undefined;
     return message;
   },
 };
@@ -2376,7 +2422,7 @@ export const PreflightUpgradeRequest: MessageFns<PreflightUpgradeRequest> = {
 };
 
 function createBasePreflightUpgradeResponse(): PreflightUpgradeResponse {
-  return { warnings: [], held: [] };
+  return { warnings: [], held: [], freshness: undefined };
 }
 
 export const PreflightUpgradeResponse: MessageFns<PreflightUpgradeResponse> = {
@@ -2386,6 +2432,9 @@ export const PreflightUpgradeResponse: MessageFns<PreflightUpgradeResponse> = {
     }
     for (const v of message.held) {
       NodeLease.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -2419,6 +2468,14 @@ export const PreflightUpgradeResponse: MessageFns<PreflightUpgradeResponse> = {
             message.held.push(NodeLease.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2435,6 +2492,7 @@ export const PreflightUpgradeResponse: MessageFns<PreflightUpgradeResponse> = {
     return {
       warnings: globalThis.Array.isArray(object?.warnings) ? object.warnings.map((e: any) => Warning.fromJSON(e)) : [],
       held: globalThis.Array.isArray(object?.held) ? object.held.map((e: any) => NodeLease.fromJSON(e)) : [],
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
     };
   },
 
@@ -2446,6 +2504,9 @@ export const PreflightUpgradeResponse: MessageFns<PreflightUpgradeResponse> = {
     if (message.held?.length) {
       obj.held = message.held.map((e) => NodeLease.toJSON(e));
     }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
+    }
     return obj;
   },
 
@@ -2456,6 +2517,9 @@ export const PreflightUpgradeResponse: MessageFns<PreflightUpgradeResponse> = {
     const message = createBasePreflightUpgradeResponse();
     message.warnings = object.warnings?.map((e) => Warning.fromPartial(e)) || [];
     message.held = object.held?.map((e) => NodeLease.fromPartial(e)) || [];
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
+      : undefined;
     return message;
   },
 };
