@@ -2,6 +2,9 @@
 // policy, the CA the API server verifies it with in each certificate mode, the Service and container
 // port, the NetworkPolicy opening, and ADMISSION_* on the lease-coordinator.
 import { X509Certificate } from "node:crypto";
+import { leaseWebhookConfiguration } from "@lockstep/demo";
+import { evaluateMatchConditions } from "@lockstep/kube-sim";
+import { DEFAULT_TAINT_EXEMPT_KEYS } from "@lockstep/lease-coordinator";
 import { describe, expect, it } from "vitest";
 import { renderChart, type Manifest, type Values } from "./chart.js";
 import { chartDir } from "./paths.js";
@@ -36,17 +39,19 @@ describe("leaseWebhook on (the default)", () => {
     expect(old.map((h: any) => [h.name, h.failurePolicy, h.matchConditions])).toEqual([
       ["updates.leases.lockstep.io", "Ignore", undefined],
       ["power-off.leases.lockstep.io", "Ignore", undefined],
+      ["node-disruptions.leases.lockstep.io", "Ignore", undefined],
       ["others.leases.lockstep.io", "Ignore", undefined],
       ["pod-deletes.leases.lockstep.io", "Ignore", undefined],
     ]);
-    expect(vwc(render(ENABLED, "1.28.0")).webhooks.map((h: any) => h.failurePolicy)).toEqual(["Fail", "Fail", "Ignore", "Ignore"]);
+    expect(vwc(render(ENABLED, "1.28.0")).webhooks.map((h: any) => h.failurePolicy)).toEqual(["Fail", "Fail", "Fail", "Ignore", "Ignore"]);
   });
 
-  it("registers four webhooks on the lease-coordinator's Service: updates and power changes fail closed, the rest fail open", () => {
+  it("registers five webhooks on the lease-coordinator's Service: updates, cordons and evicting taints, and power changes fail closed, the rest fail open", () => {
     const hooks = vwc(ms).webhooks;
     expect(hooks.map((h: any) => [h.name, h.failurePolicy])).toEqual([
       ["updates.leases.lockstep.io", "Fail"],
       ["power-off.leases.lockstep.io", "Fail"],
+      ["node-disruptions.leases.lockstep.io", "Fail"],
       ["others.leases.lockstep.io", "Ignore"],
       ["pod-deletes.leases.lockstep.io", "Ignore"],
     ]);
@@ -58,16 +63,17 @@ describe("leaseWebhook on (the default)", () => {
     expect(hooks[0].matchConditions[0].expression).toContain("oldObject.metadata.annotations['machineconfiguration.openshift.io/desiredConfig'] == object.metadata.annotations['machineconfiguration.openshift.io/desiredConfig']");
     // Power-on too: undoing another's power-off or maintenance.
     expect(hooks[1].matchConditions[0].expression).toContain("!has(oldObject.spec.online) || oldObject.spec.online == false");
-    expect(hooks[2].rules.map((r: any) => [r.resources[0], r.operations])).toEqual([
-      ["nodes", ["UPDATE", "DELETE"]],
+    expect(hooks[2].rules).toEqual([{ apiGroups: [""], apiVersions: ["v1"], resources: ["nodes"], operations: ["UPDATE"], scope: "Cluster" }]);
+    expect(hooks[3].rules.map((r: any) => [r.resources[0], r.operations])).toEqual([
+      ["nodes", ["DELETE"]],
       ["pods/eviction", ["CREATE"]],
       ["machines", ["UPDATE", "DELETE"]],
       ["selfnoderemediations", ["CREATE"]],
       ["fenceagentsremediations", ["CREATE"]],
     ]);
     // Every pod deletion in the cluster matches: the kubelets' and kube-system's never call it.
-    expect(hooks[3].rules).toEqual([{ apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["DELETE"], scope: "Namespaced" }]);
-    expect(hooks[3].matchConditions[0].expression).toMatch(/!request.userInfo.username.startsWith\('system:node:'\) &&\s*!request.userInfo.username.startsWith\('system:serviceaccount:kube-system:'\)/);
+    expect(hooks[4].rules).toEqual([{ apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["DELETE"], scope: "Namespaced" }]);
+    expect(hooks[4].matchConditions[0].expression).toMatch(/!request.userInfo.username.startsWith\('system:node:'\) &&\s*!request.userInfo.username.startsWith\('system:serviceaccount:kube-system:'\)/);
   });
 
   it("sets the pod-deletion policy and exempt taint keys; podDelete=Ignore registers no pod webhook", () => {
@@ -112,5 +118,55 @@ describe("leaseWebhook on (the default)", () => {
     expect(() => render({ ...ENABLED, global: { grpcTls: { enabled: false } } })).toThrow(/leaseWebhook.enabled needs global.grpcTls.enabled/);
     expect(() => render({ ...ENABLED, global: { grpcTls: { secretName: "mine" } } })).toThrow(/leaseWebhook.caBundle is required with global.grpcTls.secretName/);
     expect(() => render({ leaseWebhook: { enabled: true, failurePolicy: { updates: "Sometimes" } } })).toThrow(/failurePolicy/);
+  });
+});
+
+describe("the node-disruptions webhook's matchConditions (CEL, evaluated as kube-apiserver does)", () => {
+  const hookOf = (values: Values = ENABLED) => vwc(render(values)).webhooks.find((h: any) => h.name === "node-disruptions.leases.lockstep.io");
+  const node = (spec: Record<string, unknown> | undefined) => ({ apiVersion: "v1", kind: "Node", metadata: { name: "w1", labels: { a: "b" } }, ...(spec ? { spec } : {}) });
+  const calls = (hook: any, oldSpec: Record<string, unknown> | undefined, newSpec: Record<string, unknown> | undefined) => {
+    const r = evaluateMatchConditions(hook.matchConditions, { object: node(newSpec), oldObject: node(oldSpec), request: { userInfo: { username: "alice" } } }, hook.failurePolicy);
+    if ("error" in r) throw new Error(r.error);
+    return r.call;
+  };
+  const taint = (key: string, effect: string, value?: string) => ({ key, effect, ...(value !== undefined ? { value } : {}) });
+
+  it("calls the webhook for a cordon and an added or changed NoExecute or out-of-service taint, and for nothing else", () => {
+    const h = hookOf();
+    expect(calls(h, {}, { unschedulable: true })).toBe(true);
+    expect(calls(h, { unschedulable: false }, { unschedulable: true })).toBe(true);
+    expect(calls(h, { unschedulable: true }, { unschedulable: true })).toBe(false); // a no-op
+    expect(calls(h, { unschedulable: true }, { unschedulable: false })).toBe(false); // uncordon
+    expect(calls(h, {}, {})).toBe(false); // a label or status write
+    expect(calls(h, undefined, undefined)).toBe(false); // no spec at all: no evaluation error under Fail
+    expect(calls(h, {}, { taints: [taint("example.com/drain", "NoExecute")] })).toBe(true);
+    expect(calls(h, { taints: [taint("example.com/drain", "NoExecute", "a")] }, { taints: [taint("example.com/drain", "NoExecute", "b")] })).toBe(true);
+    expect(calls(h, { taints: [taint("example.com/drain", "NoExecute")] }, { taints: [taint("example.com/drain", "NoExecute")] })).toBe(false);
+    expect(calls(h, { taints: [taint("example.com/drain", "NoExecute")] }, {})).toBe(false); // removed
+    expect(calls(h, {}, { taints: [taint("example.com/soft", "NoSchedule")] })).toBe(false);
+    expect(calls(h, {}, { taints: [taint("node.kubernetes.io/out-of-service", "NoSchedule", "nodeshutdown")] })).toBe(true);
+    // Kubernetes' own: the node lifecycle controller never waits on Lockstep.
+    expect(calls(h, {}, { taints: [taint("node.kubernetes.io/unreachable", "NoExecute")] })).toBe(false);
+    expect(calls(h, {}, { taints: [taint("node.cloudprovider.kubernetes.io/shutdown", "NoExecute")] })).toBe(false);
+  });
+
+  it("exempts by default exactly the keys the lease-coordinator exempts by default", () => {
+    const listed = /!\(t\.key in \[([^\]]*)\]\)/.exec(hookOf().matchConditions[0].expression)![1]!;
+    expect(listed.split(", ").map((k) => k.replace(/^'|'$/g, ""))).toEqual([...DEFAULT_TAINT_EXEMPT_KEYS]);
+  });
+
+  it("exempts leaseWebhook.taintExemptKeys as ADMISSION_TAINT_EXEMPT_KEYS does (an entry ending in / is a prefix)", () => {
+    const h = hookOf({ leaseWebhook: { enabled: true, taintExemptKeys: ["example.com/", "other.io/x"] } });
+    expect(calls(h, {}, { taints: [taint("example.com/anything", "NoExecute")] })).toBe(false);
+    expect(calls(h, {}, { taints: [taint("other.io/x", "NoExecute")] })).toBe(false);
+    expect(calls(h, {}, { taints: [taint("other.io/y", "NoExecute")] })).toBe(true);
+    // Replacing the defaults: the lifecycle controller's keys are judged again, as the coordinator would.
+    expect(calls(h, {}, { taints: [taint("node.kubernetes.io/unreachable", "NoExecute")] })).toBe(true);
+  });
+
+  it("is what the demo and the e2e tests register (everything but where the Service is)", () => {
+    const strip = (hooks: any[]) => hooks.map(({ clientConfig: _, ...rest }) => rest);
+    const demo = leaseWebhookConfiguration(Buffer.from("ca")) as { webhooks: any[] };
+    expect(strip(demo.webhooks)).toEqual(strip(vwc(render(ENABLED, "1.28.0")).webhooks));
   });
 });

@@ -2,10 +2,10 @@
 // start (openssl, like the chart's self-signed mode; @lockstep/testing's createTestPki is a test-only
 // dependency), the lease-coordinator serving it (ADMISSION_* env), and the chart's
 // ValidatingWebhookConfiguration (deploy/helm/lockstep/templates/_lease-webhook.tpl with the
-// chart's defaults, in the form it renders for Kubernetes 1.28+: matchConditions, updates and
-// power-off fail closed) registered in kube-sim, which reaches the Service through its
-// webhookServices map. kube-sim does not evaluate matchConditions, so there every Node update
-// reaches both node webhooks; the lease-coordinator still refuses only disruptions.
+// chart's defaults, in the form it renders for Kubernetes 1.28+: matchConditions; updates, cordons
+// and evicting taints, and power-off fail closed; packages/chart-test checks the two agree)
+// registered in kube-sim, which reaches the Service through its webhookServices map and evaluates
+// the matchConditions as kube-apiserver does.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
@@ -43,7 +43,32 @@ export function createWebhookTls(dir: string): WebhookTls {
   return { caPem: readFileSync(join(dir, "ca.crt")), certPath: join(dir, "server.crt"), keyPath: join(dir, "server.key") };
 }
 
-/** The chart's four webhooks with its default failure policies and timeouts (Kubernetes 1.28+ form). */
+/** Kubernetes' own NoExecute taint keys (the lease-coordinator's and the chart's default exemptions). */
+const EXEMPT_TAINTS = [
+  "node.kubernetes.io/not-ready",
+  "node.kubernetes.io/unreachable",
+  "node.kubernetes.io/unschedulable",
+  "node.kubernetes.io/memory-pressure",
+  "node.kubernetes.io/disk-pressure",
+  "node.kubernetes.io/pid-pressure",
+  "node.kubernetes.io/network-unavailable",
+  "node.cloudprovider.kubernetes.io/uninitialized",
+  "node.cloudprovider.kubernetes.io/shutdown",
+];
+
+/** The chart's node-disruptions condition, word for word as it renders with the default values. */
+const NODE_DISRUPTIONS = [
+  "has(object.spec) && (",
+  "(has(object.spec.unschedulable) && object.spec.unschedulable == true &&",
+  "!(has(oldObject.spec) && has(oldObject.spec.unschedulable) && oldObject.spec.unschedulable == true)) ||",
+  "(has(object.spec.taints) && object.spec.taints.exists(t,",
+  "(t.key == 'node.kubernetes.io/out-of-service' ||",
+  `(t.effect == 'NoExecute' && !(t.key in [${EXEMPT_TAINTS.map((k) => `'${k}'`).join(", ")}]) && ![].exists(p, t.key.startsWith(p)))) &&`,
+  "!(has(oldObject.spec) && has(oldObject.spec.taints) && oldObject.spec.taints.exists(o,",
+  "o.key == t.key && o.effect == t.effect && (has(o.value) ? o.value : '') == (has(t.value) ? t.value : ''))))))",
+].join(" ");
+
+/** The chart's five webhooks with its default failure policies and timeouts (Kubernetes 1.28+ form). */
 export function leaseWebhookConfiguration(caPem: Buffer): Record<string, unknown> {
   const clientConfig = { service: { ...WEBHOOK_SERVICE }, caBundle: caPem.toString("base64") };
   const common = { clientConfig, sideEffects: "None", admissionReviewVersions: ["v1"], timeoutSeconds: 5 };
@@ -74,10 +99,18 @@ export function leaseWebhookConfiguration(caPem: Buffer): Record<string, unknown
         failurePolicy: "Fail",
       },
       {
+        // Cordons and evicting taints fail closed: a replica dying mid-call must not let one through.
+        name: "node-disruptions.leases.lockstep.io",
+        ...common,
+        rules: [{ apiGroups: [""], apiVersions: ["v1"], resources: ["nodes"], operations: ["UPDATE"], scope: "Cluster" }],
+        matchConditions: [{ name: "cordons-or-evicting-taints", expression: NODE_DISRUPTIONS }],
+        failurePolicy: "Fail",
+      },
+      {
         name: "others.leases.lockstep.io",
         ...common,
         rules: [
-          { apiGroups: [""], apiVersions: ["v1"], resources: ["nodes"], operations: ["UPDATE", "DELETE"], scope: "Cluster" },
+          { apiGroups: [""], apiVersions: ["v1"], resources: ["nodes"], operations: ["DELETE"], scope: "Cluster" },
           { apiGroups: [""], apiVersions: ["v1"], resources: ["pods/eviction"], operations: ["CREATE"], scope: "Namespaced" },
           { apiGroups: ["machine.openshift.io"], apiVersions: ["*"], resources: ["machines"], operations: ["UPDATE", "DELETE"], scope: "Namespaced" },
           { apiGroups: ["self-node-remediation.medik8s.io"], apiVersions: ["*"], resources: ["selfnoderemediations"], operations: ["CREATE"], scope: "Namespaced" },

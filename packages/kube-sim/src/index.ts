@@ -1,6 +1,7 @@
 // @lockstep/kube-sim: a Kubernetes API emulator for tests, the demo and benchmarks.
 export { startKubeSim, type KubeSim, type KubeSimOptions, type KubeSimAdmission } from "./server.js";
 export { type AdmissionCall, type AdmissionOptions } from "./admission.js";
+export { evaluateMatchConditions, type MatchCondition, type ConditionsResult } from "./match-conditions.js";
 export { type ServiceReference, type ValidatingWebhook } from "./webhook-config.js";
 export { Store, type Entry, type ListQuery, type ListResult, type DeleteOptions, type Watcher, type EventType } from "./store.js";
 export { Faults, parseFaultSpec, parseDuration, mergeFaults, type FaultConfig, type ErrorRule } from "./faults.js";

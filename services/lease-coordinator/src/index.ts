@@ -9,4 +9,5 @@ export { LeaseAuth, AuthError, parseAuthMode, type AuthMode, type LeaseVerb } fr
 export { KubeReviewer, type Reviewer } from "./auth/kube-reviews.js";
 export { startLeaseWebhook, type LeaseWebhook, type LeaseWebhookOptions } from "./admission/webhook.js";
 export { DEFAULT_ACTS_FOR } from "./admission/verdict.js";
+export { DEFAULT_TAINT_EXEMPT_KEYS } from "./admission/taints.js";
 export { DESIRED_CONFIG } from "./admission/disruption.js";

@@ -1,11 +1,14 @@
 {{- /*
-The lease webhook's registration (leaseWebhook.*): four webhooks on the lease-coordinator's
-Service, one per failure policy. matchConditions (CEL; beta and on by default since Kubernetes 1.28,
-GA in 1.30) split Node updates: only a change of machineconfiguration.openshift.io/desiredConfig (an
-update starting) goes to the fail-closed webhook; cordons, evictions and deletions go to the
-fail-open one. Without matchConditions a fail-closed Node UPDATE webhook would hold every label or
-annotation write on every node while the coordinator is down, so on older API servers the updates
-and power webhooks fail open too (Ignore), and the chart README says so. Pod deletions have their
+The lease webhook's registration (leaseWebhook.*): five webhooks on the lease-coordinator's
+Service, one per failure policy and load. matchConditions (CEL; beta and on by default since
+Kubernetes 1.28, GA in 1.30) split Node updates: a change of machineconfiguration.openshift.io/desiredConfig
+(an update starting) goes to the updates webhook; a cordon, or an added or changed NoExecute or
+out-of-service taint (but Kubernetes' own keys, leaseWebhook.taintExemptKeys), to the
+node-disruptions one; both fail closed, so neither a down coordinator nor a replica dying mid-call
+lets one through. Every other Node write calls neither. Evictions, deletions and remediations go to
+the fail-open one. Without matchConditions a fail-closed Node UPDATE webhook would hold every label or
+annotation write on every node while the coordinator is down, so on older API servers the updates,
+node-disruption and power webhooks fail open too (Ignore), and the chart README says so. Pod deletions have their
 own webhook, always fail-open with a short timeout: it sees every pod deletion in the cluster, and
 matchConditions keep the kubelets' and kube-system's (the garbage collector's) from calling it. Rendered by
 grpc-tls.yaml, which knows the CA. Takes (dict "root" $ "caBundle" PEM-or-"" "annotations" map).
@@ -68,11 +71,39 @@ webhooks:
     sideEffects: None
     admissionReviewVersions: [v1]
     timeoutSeconds: {{ $w.timeoutSeconds }}
+  - name: node-disruptions.leases.lockstep.io
+    clientConfig:
+      {{- toYaml $client | nindent 6 }}
+    rules:
+      - { apiGroups: [""], apiVersions: [v1], resources: [nodes], operations: [UPDATE], scope: Cluster }
+    {{- if $cel }}
+    {{- /* The same exemptions as ADMISSION_TAINT_EXEMPT_KEYS (an entry ending in / is a prefix): the node lifecycle controller never calls it. */}}
+    {{- $exempt := $w.taintExemptKeys | default (list "node.kubernetes.io/not-ready" "node.kubernetes.io/unreachable" "node.kubernetes.io/unschedulable" "node.kubernetes.io/memory-pressure" "node.kubernetes.io/disk-pressure" "node.kubernetes.io/pid-pressure" "node.kubernetes.io/network-unavailable" "node.cloudprovider.kubernetes.io/uninitialized" "node.cloudprovider.kubernetes.io/shutdown") }}
+    {{- $keys := list }}{{- $prefixes := list }}
+    {{- range $exempt }}{{ if hasSuffix "/" . }}{{ $prefixes = append $prefixes (printf "'%s'" .) }}{{ else }}{{ $keys = append $keys (printf "'%s'" .) }}{{ end }}{{ end }}
+    matchConditions:
+      - name: cordons-or-evicting-taints
+        expression: >-
+          has(object.spec) && (
+          (has(object.spec.unschedulable) && object.spec.unschedulable == true &&
+          !(has(oldObject.spec) && has(oldObject.spec.unschedulable) && oldObject.spec.unschedulable == true)) ||
+          (has(object.spec.taints) && object.spec.taints.exists(t,
+          (t.key == 'node.kubernetes.io/out-of-service' ||
+          (t.effect == 'NoExecute' && !(t.key in [{{ join ", " $keys }}]) && ![{{ join ", " $prefixes }}].exists(p, t.key.startsWith(p)))) &&
+          !(has(oldObject.spec) && has(oldObject.spec.taints) && oldObject.spec.taints.exists(o,
+          o.key == t.key && o.effect == t.effect && (has(o.value) ? o.value : '') == (has(t.value) ? t.value : ''))))))
+    failurePolicy: {{ $w.failurePolicy.nodeDisruptions }}
+    {{- else }}
+    failurePolicy: Ignore
+    {{- end }}
+    sideEffects: None
+    admissionReviewVersions: [v1]
+    timeoutSeconds: {{ $w.timeoutSeconds }}
   - name: others.leases.lockstep.io
     clientConfig:
       {{- toYaml $client | nindent 6 }}
     rules:
-      - { apiGroups: [""], apiVersions: [v1], resources: [nodes], operations: [UPDATE, DELETE], scope: Cluster }
+      - { apiGroups: [""], apiVersions: [v1], resources: [nodes], operations: [DELETE], scope: Cluster }
       - { apiGroups: [""], apiVersions: [v1], resources: [pods/eviction], operations: [CREATE], scope: Namespaced }
       - { apiGroups: [machine.openshift.io], apiVersions: ["*"], resources: [machines], operations: [UPDATE, DELETE], scope: Namespaced }
       - { apiGroups: [self-node-remediation.medik8s.io], apiVersions: ["*"], resources: [selfnoderemediations], operations: [CREATE], scope: Namespaced }
