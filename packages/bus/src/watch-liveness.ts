@@ -11,8 +11,15 @@ type Watch = Awaited<ReturnType<KV["watch"]>>;
 type WithConsumer = { _data?: { info?(cached?: boolean): Promise<unknown> } };
 
 export interface WatchLivenessOptions {
-  /** How often the consumer is asked for (default 3 s: a dead watch is found within that and one request timeout). */
+  /** How often the consumer is asked for (default 1.5 s). */
   intervalMs?: number;
+  /**
+   * How long an answer may take before the consumer counts as gone (default 2 s, not the
+   * JetStream request timeout of 5 s): a dead watch is then found within 3.5 s, inside the
+   * stream-leader election (4-9 s on nats-server 2.9) that a consumer must wait out anyway, instead
+   * of after it — the gap a consumer sees after its server dies is what makes it stale.
+   */
+  answerWithinMs?: number;
   /** Told why the watch was ended. */
   onGone?(reason: string): void;
 }
@@ -22,20 +29,28 @@ export function endWatchWhenConsumerGone(watch: Watch, o: WatchLivenessOptions =
   const consumer = (watch as unknown as WithConsumer)._data;
   if (typeof consumer?.info !== "function") return () => {};
   let asking = false;
+  const answerWithinMs = o.answerWithinMs ?? 2_000;
   const timer = setInterval(() => {
     if (asking) return;
     asking = true;
-    consumer.info!(false).then(
-      () => {},
-      (err: unknown) => {
-        clearInterval(timer);
-        o.onGone?.(String((err as Error)?.message ?? err));
-        watch.stop();
-      },
-    ).finally(() => {
-      asking = false;
+    let waited: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      waited = setTimeout(() => reject(new Error(`no answer about the watch's consumer within ${answerWithinMs} ms`)), answerWithinMs);
     });
-  }, o.intervalMs ?? 3_000);
+    Promise.race([consumer.info!(false), late])
+      .then(
+        () => {},
+        (err: unknown) => {
+          clearInterval(timer);
+          o.onGone?.(String((err as Error)?.message ?? err));
+          watch.stop();
+        },
+      )
+      .finally(() => {
+        clearTimeout(waited);
+        asking = false;
+      });
+  }, o.intervalMs ?? 1_500);
   timer.unref();
   return () => clearInterval(timer);
 }
