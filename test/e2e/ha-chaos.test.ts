@@ -232,6 +232,15 @@ describe("high availability: two replicas of every service, leaders killed mid-u
         "cordon tries not refused by the webhook naming the holder (passed, 503, a failed call but the kill's)",
       ).toEqual([]);
       expect(staleSeen, "a running lease-coordinator replica called its view stale").toEqual([]);
+      // Each replica that refused a cordon recorded it as an Event on the node (every replica
+      // decides, so each records its own; a leader-only recorder dropped the followers').
+      const refusedBy = await until("UpdateRefused Events on the held node from both lease-coordinator replicas", async () => {
+        const res = await fetch(`${t.env.kube.url}/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=${encodeURIComponent(`regarding.name=${held},reason=UpdateRefused`)}`);
+        const items = ((await res.json()) as { items?: Array<{ reportingController?: string; reportingInstance?: string; note?: string }> }).items ?? [];
+        const instances = new Set(items.filter((e) => e.reportingController === "lockstep.io/lease-coordinator" && e.note?.includes("cordon")).map((e) => e.reportingInstance));
+        return instances.size >= 2 && instances;
+      }, 30_000);
+      console.log(`ha chaos: cordon refusals recorded as Events by ${[...refusedBy].sort().join(", ")}`);
       const gaps = beats.slice(1).map((b, i) => b.at - beats[i]!.at);
       const longestGap = Math.max(...gaps);
       const t0 = beats[0]?.at ?? 0;

@@ -24,7 +24,8 @@ await runService({
     // Without client-node's module graph (~70 MiB) unless the kubeconfig needs it (YAML, exec plugins).
     const kc = await loadKubeAccess(config.KUBECONFIG);
     // Kubernetes Events on the nodes (leases, webhook refusals) and budgets, written by the leader.
-    const kubeEvents = serviceEventRecorder({ service: "lease-coordinator", config, kc, leader, logger, registry });
+    // Every replica grants and answers the webhook: each records its own decisions as Events.
+    const kubeEvents = serviceEventRecorder({ service: "lease-coordinator", config, kc, leader, logger, registry, everyReplica: true });
     const authMode = authModeOf(config);
     if (authMode === "none") logger.warn({ LEASE_AUTH: "none" }, "LEASE_AUTH=none: callers are not authenticated and may act as any holder; for local and test runs only");
     else logger.info({ token: authMode.token, mtls: authMode.mtls }, "LeaseService callers are authenticated");

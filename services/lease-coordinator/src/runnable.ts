@@ -135,7 +135,9 @@ export function createLeaseCoordinator(o: LeaseCoordinatorOptions): LeaseCoordin
       const api = new KubeLeaseApi(o.kc);
       const ns = await api.ensureNamespace(policy.namespace);
       if (!ns.ok) logger.warn({ namespace: policy.namespace, reason: ns.reason }, "lease namespace could not be ensured");
-      const publisher = new EventPublisher(nc, "lease-coordinator", factObserver(o.kubeEvents));
+      // Every replica records its own decisions (the recorder is not leader-gated here); an expiry
+      // is noticed by every replica's sweep alike, so only the leader records that one.
+      const publisher = new EventPublisher(nc, "lease-coordinator", factObserver(o.kubeEvents, (type) => type !== Events.leaseExpired || leading()));
       outbox = new EventOutbox({ logger, publish: (e) => publisher.publish(Events[e.kind] as never, e.message as never, { id: e.id }) });
       const events: EventSink = outbox;
       const idx = new LeaseIndex(policy, clock);
