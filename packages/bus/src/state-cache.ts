@@ -31,6 +31,10 @@ import type { Logger } from "pino";
 import { plainEqual } from "./plain-equal.js";
 import { monotonicNow, stateAge, type StateAge } from "./state-age.js";
 import { endWatchWhenConsumerGone } from "./watch-liveness.js";
+import { within } from "./within.js";
+
+/** How long a resuming watch's requests may go unanswered before they are asked again. */
+const RESUME_REQUEST_MS = 2_500;
 import { hasValues, storedUpTo } from "./watch-start.js";
 
 export interface StateEntry {
@@ -227,10 +231,13 @@ export class StateCache<P extends StateProjections = never> {
     while (!this.abort.signal.aborted) {
       try {
         const from = this.lastRevision.get(filter);
+        // A resume (after a dead server) asks with a short bound and asks again, instead of waiting
+        // out the 5 s request timeout while the stream's leaders are elected (within.ts).
+        const bounded = <T>(p: Promise<T>, what: string, onLate?: (v: T) => void) => (from === undefined ? p : within(RESUME_REQUEST_MS, p, what, onLate));
         // Entries stored before the watch began (initial values, or a replay after a resume) are not live.
-        const stored = await (firstStored ?? storedUpTo(this.kv));
+        const stored = await (firstStored ?? bounded(storedUpTo(this.kv), "stream info"));
         firstStored = undefined;
-        const iter = await this.kv.watch(from ? { key: filter, resumeFromRevision: from + 1 } : { key: filter });
+        const iter = await bounded(this.kv.watch(from ? { key: filter, resumeFromRevision: from + 1 } : { key: filter }), "watch", (late) => late.stop());
         const stopOnAbort = () => iter.stop();
         this.abort.signal.addEventListener("abort", stopOnAbort, { once: true });
         // A watch whose server died (in a cluster) ends here and resumes from its last revision.
