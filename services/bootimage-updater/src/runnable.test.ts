@@ -331,6 +331,8 @@ describe("bootimage-updater on an AWS cluster", () => {
     const held = await call<GetStatusResponse>("getStatus");
     expect(held.freshness).toMatchObject({ stale: true, maxAgeSeconds: 1.5, heard: true });
     expect(held.freshness!.ageSeconds).toBeGreaterThan(1.5);
+    // So does the plan: it may miss what changed since.
+    expect((await call<PreviewResponse>("preview")).freshness).toMatchObject({ stale: true, maxAgeSeconds: 1.5 });
 
     watcherStop = new AbortController();
     startWatcher();

@@ -4,7 +4,7 @@
 // nothing in the cluster changed; after the relay resumes, a message says fresh again.
 import { join } from "node:path";
 import { credentials } from "@grpc/grpc-js";
-import { UpdateStatusServiceClient, type GetUpdateStatusResponse, type WatchUpdateStatusResponse } from "@lockstep/contracts";
+import { DisruptionServiceClient, UpdateStatusServiceClient, type GetUpdateStatusResponse, type ListEffectivePoliciesResponse, type ListNodeInsightsResponse, type WatchUpdateStatusResponse } from "@lockstep/contracts";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim } from "@lockstep/kube-sim";
 import { silentLogger } from "@lockstep/runtime";
@@ -54,6 +54,13 @@ describe("WatchUpdateStatus freshness", () => {
     expect(stale.freshness!.ageSeconds).toBeGreaterThan(1);
     const answer = await new Promise<GetUpdateStatusResponse>((res, rej) => client.getUpdateStatus({ omitNodes: true }, (e, r) => (e ? rej(e) : res(r))));
     expect(answer.freshness).toMatchObject({ stale: true });
+    // Every answer read off the view says so: the node list, and the disruption previews.
+    const listed = await new Promise<ListNodeInsightsResponse>((res, rej) => client.listNodeInsights({ pool: "", assessment: "", pageSize: 10, pageToken: "" }, (e, r) => (e ? rej(e) : res(r))));
+    expect(listed.freshness).toMatchObject({ stale: true, maxAgeSeconds: 1 });
+    const disruption = new DisruptionServiceClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
+    stack.defer(() => disruption.close());
+    const policies = await new Promise<ListEffectivePoliciesResponse>((res, rej) => disruption.listEffectivePolicies({}, (e, r) => (e ? rej(e) : res(r))));
+    expect(policies.freshness).toMatchObject({ stale: true });
 
     relay.resume();
     const at = messages.indexOf(stale);

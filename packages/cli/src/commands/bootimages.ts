@@ -64,8 +64,10 @@ export async function runBootImages(target: string | ServerAddress, preview: boo
   const client = new BootImageServiceClient(server, channelCredentials());
   try {
     if (preview) {
-      const { plans } = await unary<{ plans: MachineSetPlan[] }>(client, "preview");
-      return output === "text" ? formatPreview(plans) : structured({ plans: plans.map((p) => MachineSetPlan.toJSON(p)) }, output);
+      const { plans, freshness } = await unary<{ plans: MachineSetPlan[]; freshness?: StateFreshness }>(client, "preview");
+      const warning = staleWarning(freshness, "bootimage-updater");
+      if (warning) warn.write(`${warning}\n`);
+      return output === "text" ? formatPreview(plans) : structured({ plans: plans.map((p) => MachineSetPlan.toJSON(p)), ...(freshness ? { freshness } : {}) }, output);
     }
     const res = await unary<{ status?: BootImageStatus; freshness?: StateFreshness }>(client, "getStatus");
     if (!res.status) throw new Error("the bootimage-updater returned no status");

@@ -1,5 +1,5 @@
-// BootImageService over gRPC: Preview (the plan, nothing written) and GetStatus (the last pass,
-// with the view's freshness: while stale no MachineSet is patched and the status is held).
+// BootImageService over gRPC: Preview (the plan, nothing written) and GetStatus (the last pass;
+// while stale no MachineSet is patched and the status is held), each with the view's freshness.
 import { status as GrpcStatus, type ServerUnaryCall, type sendUnaryData } from "@grpc/grpc-js";
 import type { BootImageServiceServer, GetStatusRequest, GetStatusResponse, PreviewRequest, PreviewResponse } from "@lockstep/contracts";
 import type { Freshness } from "@lockstep/runtime";
@@ -24,7 +24,10 @@ function answer<Req, Res>(updater: BootImageUpdater, logger: Logger, method: str
 
 export function bootImageService(updater: BootImageUpdater, logger: Logger, freshness: () => Freshness | undefined = () => undefined): BootImageServiceServer {
   return {
-    preview: answer<PreviewRequest, PreviewResponse>(updater, logger, "Preview", () => ({ plans: updater.preview() })),
+    preview: answer<PreviewRequest, PreviewResponse>(updater, logger, "Preview", () => {
+      const f = freshness();
+      return { plans: updater.preview(), freshness: f ? freshnessToProto(f) : undefined };
+    }),
     getStatus: answer<GetStatusRequest, GetStatusResponse>(updater, logger, "GetStatus", () => {
       const f = freshness();
       return { status: updater.status(), freshness: f ? freshnessToProto(f) : undefined };

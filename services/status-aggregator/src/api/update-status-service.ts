@@ -105,7 +105,7 @@ export function updateStatusService(agg: Aggregator, logger: Logger): UpdateStat
       try {
         requireSynced(agg);
         const page = pageNodes(agg.nodeNames(), call.request, agg.nodeKeys);
-        callback(null, { nodes: page.nodes.map((n) => agg.nodeInsight(n)!), nextPageToken: page.nextPageToken });
+        callback(null, { nodes: page.nodes.map((n) => agg.nodeInsight(n)!), nextPageToken: page.nextPageToken, freshness: agg.freshness() });
       } catch (err) {
         callback(toGrpcError(err, logger));
       }

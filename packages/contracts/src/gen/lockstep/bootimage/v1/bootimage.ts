@@ -49,6 +49,8 @@ export interface PreviewRequest {
 
 export interface PreviewResponse {
   plans: MachineSetPlan[];
+  /** How old the updater's view is: while stale, the plan may miss what changed since. */
+  freshness?: StateFreshness | undefined;
 }
 
 export interface GetStatusRequest {
@@ -509,13 +511,16 @@ export const PreviewRequest: MessageFns<PreviewRequest> = {
 };
 
 function createBasePreviewResponse(): PreviewResponse {
-  return { plans: [] };
+  return { plans: [], freshness: undefined };
 }
 
 export const PreviewResponse: MessageFns<PreviewResponse> = {
   encode(message: PreviewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.plans) {
       MachineSetPlan.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -541,6 +546,14 @@ export const PreviewResponse: MessageFns<PreviewResponse> = {
             message.plans.push(MachineSetPlan.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -556,6 +569,7 @@ export const PreviewResponse: MessageFns<PreviewResponse> = {
   fromJSON(object: any): PreviewResponse {
     return {
       plans: globalThis.Array.isArray(object?.plans) ? object.plans.map((e: any) => MachineSetPlan.fromJSON(e)) : [],
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
     };
   },
 
@@ -563,6 +577,9 @@ export const PreviewResponse: MessageFns<PreviewResponse> = {
     const obj: any = {};
     if (message.plans?.length) {
       obj.plans = message.plans.map((e) => MachineSetPlan.toJSON(e));
+    }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
     }
     return obj;
   },
@@ -573,6 +590,9 @@ export const PreviewResponse: MessageFns<PreviewResponse> = {
   fromPartial(object: DeepPartial<PreviewResponse>): PreviewResponse {
     const message = createBasePreviewResponse();
     message.plans = object.plans?.map((e) => MachineSetPlan.fromPartial(e)) || [];
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
+      : undefined;
     return message;
   },
 };

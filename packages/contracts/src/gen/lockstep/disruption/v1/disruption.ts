@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { StateFreshness } from "../../status/v1/status.js";
 
 export interface Action {
   /** Reboot, Drain, Reload, Restart, DaemonReload, None, Special. */
@@ -70,6 +71,8 @@ export interface PreviewConfigChangeRequest {
 
 export interface PreviewConfigChangeResponse {
   nodes: NodePreview[];
+  /** How old the aggregator's view is: while stale, a node's config or a policy may have changed since. */
+  freshness?: StateFreshness | undefined;
 }
 
 export interface EffectiveRule {
@@ -87,6 +90,7 @@ export interface ListEffectivePoliciesRequest {
 export interface ListEffectivePoliciesResponse {
   rules: EffectiveRule[];
   rejectedPolicies: string[];
+  freshness?: StateFreshness | undefined;
 }
 
 function createBaseAction(): Action {
@@ -705,13 +709,16 @@ export const PreviewConfigChangeRequest: MessageFns<PreviewConfigChangeRequest> 
 };
 
 function createBasePreviewConfigChangeResponse(): PreviewConfigChangeResponse {
-  return { nodes: [] };
+  return { nodes: [], freshness: undefined };
 }
 
 export const PreviewConfigChangeResponse: MessageFns<PreviewConfigChangeResponse> = {
   encode(message: PreviewConfigChangeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.nodes) {
       NodePreview.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -737,6 +744,14 @@ export const PreviewConfigChangeResponse: MessageFns<PreviewConfigChangeResponse
             message.nodes.push(NodePreview.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -752,6 +767,7 @@ export const PreviewConfigChangeResponse: MessageFns<PreviewConfigChangeResponse
   fromJSON(object: any): PreviewConfigChangeResponse {
     return {
       nodes: globalThis.Array.isArray(object?.nodes) ? object.nodes.map((e: any) => NodePreview.fromJSON(e)) : [],
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
     };
   },
 
@@ -759,6 +775,9 @@ export const PreviewConfigChangeResponse: MessageFns<PreviewConfigChangeResponse
     const obj: any = {};
     if (message.nodes?.length) {
       obj.nodes = message.nodes.map((e) => NodePreview.toJSON(e));
+    }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
     }
     return obj;
   },
@@ -769,6 +788,9 @@ export const PreviewConfigChangeResponse: MessageFns<PreviewConfigChangeResponse
   fromPartial(object: DeepPartial<PreviewConfigChangeResponse>): PreviewConfigChangeResponse {
     const message = createBasePreviewConfigChangeResponse();
     message.nodes = object.nodes?.map((e) => NodePreview.fromPartial(e)) || [];
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
+      : undefined;
     return message;
   },
 };
@@ -959,7 +981,7 @@ export const ListEffectivePoliciesRequest: MessageFns<ListEffectivePoliciesReque
 };
 
 function createBaseListEffectivePoliciesResponse(): ListEffectivePoliciesResponse {
-  return { rules: [], rejectedPolicies: [] };
+  return { rules: [], rejectedPolicies: [], freshness: undefined };
 }
 
 export const ListEffectivePoliciesResponse: MessageFns<ListEffectivePoliciesResponse> = {
@@ -969,6 +991,9 @@ export const ListEffectivePoliciesResponse: MessageFns<ListEffectivePoliciesResp
     }
     for (const v of message.rejectedPolicies) {
       writer.uint32(18).string(v!);
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1002,6 +1027,14 @@ export const ListEffectivePoliciesResponse: MessageFns<ListEffectivePoliciesResp
             message.rejectedPolicies.push(reader.string());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1022,6 +1055,7 @@ export const ListEffectivePoliciesResponse: MessageFns<ListEffectivePoliciesResp
         : globalThis.Array.isArray(object?.rejected_policies)
         ? object.rejected_policies.map((e: any) => globalThis.String(e))
         : [],
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
     };
   },
 
@@ -1033,6 +1067,9 @@ export const ListEffectivePoliciesResponse: MessageFns<ListEffectivePoliciesResp
     if (message.rejectedPolicies?.length) {
       obj.rejectedPolicies = message.rejectedPolicies;
     }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
+    }
     return obj;
   },
 
@@ -1043,6 +1080,9 @@ export const ListEffectivePoliciesResponse: MessageFns<ListEffectivePoliciesResp
     const message = createBaseListEffectivePoliciesResponse();
     message.rules = object.rules?.map((e) => EffectiveRule.fromPartial(e)) || [];
     message.rejectedPolicies = object.rejectedPolicies?.map((e) => e) || [];
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
+      : undefined;
     return message;
   },
 };

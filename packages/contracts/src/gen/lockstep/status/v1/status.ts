@@ -162,6 +162,7 @@ export interface ListNodeInsightsRequest {
 export interface ListNodeInsightsResponse {
   nodes: NodeInsight[];
   nextPageToken: string;
+  freshness?: StateFreshness | undefined;
 }
 
 export interface WatchUpdateStatusRequest {
@@ -2256,7 +2257,7 @@ export const ListNodeInsightsRequest: MessageFns<ListNodeInsightsRequest> = {
 };
 
 function createBaseListNodeInsightsResponse(): ListNodeInsightsResponse {
-  return { nodes: [], nextPageToken: "" };
+  return { nodes: [], nextPageToken: "", freshness: undefined };
 }
 
 export const ListNodeInsightsResponse: MessageFns<ListNodeInsightsResponse> = {
@@ -2266,6 +2267,9 @@ export const ListNodeInsightsResponse: MessageFns<ListNodeInsightsResponse> = {
     }
     if (message.nextPageToken !== "") {
       writer.uint32(18).string(message.nextPageToken);
+    }
+    if (message.freshness !== undefined) {
+      StateFreshness.encode(message.freshness, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -2299,6 +2303,14 @@ export const ListNodeInsightsResponse: MessageFns<ListNodeInsightsResponse> = {
             message.nextPageToken = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.freshness = StateFreshness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2319,6 +2331,7 @@ export const ListNodeInsightsResponse: MessageFns<ListNodeInsightsResponse> = {
         : isSet(object.next_page_token)
         ? globalThis.String(object.next_page_token)
         : "",
+      freshness: isSet(object.freshness) ? StateFreshness.fromJSON(object.freshness) : undefined,
     };
   },
 
@@ -2330,6 +2343,9 @@ export const ListNodeInsightsResponse: MessageFns<ListNodeInsightsResponse> = {
     if (message.nextPageToken !== "") {
       obj.nextPageToken = message.nextPageToken;
     }
+    if (message.freshness !== undefined) {
+      obj.freshness = StateFreshness.toJSON(message.freshness);
+    }
     return obj;
   },
 
@@ -2340,6 +2356,9 @@ export const ListNodeInsightsResponse: MessageFns<ListNodeInsightsResponse> = {
     const message = createBaseListNodeInsightsResponse();
     message.nodes = object.nodes?.map((e) => NodeInsight.fromPartial(e)) || [];
     message.nextPageToken = object.nextPageToken ?? "";
+    message.freshness = (object.freshness !== undefined && object.freshness !== null)
+      ? StateFreshness.fromPartial(object.freshness)
+      : undefined;
     return message;
   },
 };
