@@ -81,4 +81,20 @@ describe("sharedLeaseWatch", () => {
     expect(sharedLeaseWatch(client, 50) === w).toBe(false);
   });
 
+  it("a watch that gave up, when its listeners leave later, does not unshare the watch that replaced it", async () => {
+    let n = 0;
+    const { s, client } = await setUp({ watch: (call) => void (++n === 1 && call.emit("error", status(grpc.status.PERMISSION_DENIED, "not yet"))) });
+    const first = sharedLeaseWatch(client, 20);
+    const offOld = first.add("a", () => undefined);
+    await waitFor(() => sharedLeaseWatch(client, 20) !== first, { what: "the first watch given up" });
+    const second = sharedLeaseWatch(client, 20);
+    const offNew = second.add("b", () => undefined);
+    await waitFor(() => s.watches.length === 2, { what: "the second stream" });
+    offOld(); // the holder of the first watch releases
+    expect(sharedLeaseWatch(client, 20) === second).toBe(true);
+    const offThird = sharedLeaseWatch(client, 20).add("c", () => undefined);
+    expect(s.watches).toHaveLength(2);
+    offNew();
+    offThird();
+  });
 });

@@ -61,6 +61,8 @@ export class LeaseWatch {
   }
 
   private close(): void {
+    // Once only: a watch that gave up is closed again when its last listener leaves.
+    if (this.ended) return;
     this.ended = true;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -78,8 +80,12 @@ const shared = new WeakMap<LeaseServiceClient, LeaseWatch>();
 export function sharedLeaseWatch(client: LeaseServiceClient, reopenMs: number): LeaseWatch {
   let w = shared.get(client);
   if (w === undefined) {
-    w = new LeaseWatch(client, "", reopenMs, () => shared.delete(client));
-    shared.set(client, w);
+    const created = new LeaseWatch(client, "", reopenMs, () => {
+      // A successor may hold the client's entry by now: never unshare it.
+      if (shared.get(client) === created) shared.delete(client);
+    });
+    shared.set(client, created);
+    w = created;
   }
   return w;
 }
