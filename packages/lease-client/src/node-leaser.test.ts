@@ -94,3 +94,16 @@ describe("CoordinatorNodeLeaser", () => {
     expect(s.releases.map((r) => r.holder).sort()).toEqual(["sim/maintenance", "sim/update"]);
   });
 });
+
+describe("CoordinatorNodeLeaser, asked twice at once", () => {
+  it("takes one hold, which the release then ends: no second handle renewing on unseen", async () => {
+    const { s, leaser } = await setUp();
+    expect(await Promise.all([leaser.acquire("w1", "Update"), leaser.acquire("w1", "Update")])).toEqual([true, true]);
+    expect(s.acquires).toHaveLength(1);
+    await leaser.release("w1", "Update");
+    const renewed = s.renews.length;
+    // Several retry periods: nothing renews a released node.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(s.renews.length).toBe(renewed);
+  });
+});
