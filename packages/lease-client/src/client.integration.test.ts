@@ -104,6 +104,23 @@ describe("acquireLease", () => {
     expect(second.acquires[0]!.waitSeconds).toBeLessThan(30);
   });
 
+  it("takes several addresses (ipv4:a,b): one that is down is passed over, and a waiting acquire whose server dies reaches the next", async () => {
+    const dead = await serve();
+    const live = await serve();
+    await dead.stop();
+    const h = await acquire(live, { address: `ipv4:${dead.address},${live.address}` });
+    expect(h.lease.holder).toBe("mcd/w1");
+    expect(live.acquires).toHaveLength(1);
+
+    const a = await serve({ acquire: () => new Promise(() => undefined) });
+    const b = await serve();
+    const pending = acquire(a, { node: "w2", address: `ipv4:${a.address},${b.address}`, waitSeconds: 30 });
+    await waitFor(() => a.acquires.length === 1, { what: "the wait on the first server" });
+    await a.stop();
+    expect((await pending).lease.node).toBe("w2");
+    expect(b.acquires.map((r) => r.node)).toEqual(["w2"]);
+  });
+
   it("an acquire that does not wait is not asked again when the coordinator is UNAVAILABLE (the caller decides)", async () => {
     const s = await serve({ acquire: () => status(grpc.status.UNAVAILABLE, "replica stopping") });
     await expect(acquire(s)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
