@@ -121,6 +121,14 @@ describe("acquireLease", () => {
     expect(b.acquires.map((r) => r.node)).toEqual(["w2"]);
   });
 
+  it("a coordinator that never answers fails the acquire with DEADLINE_EXCEEDED once its wait and 10 s have passed, not never", async () => {
+    const s = await serve({ acquire: () => new Promise(() => undefined) });
+    const started = Date.now();
+    const outcome = await Promise.race([acquire(s, { waitSeconds: 1 }).catch((e: unknown) => e), new Promise((r) => setTimeout(() => r("still waiting"), 30_000))]);
+    expect(outcome).toMatchObject({ code: grpc.status.DEADLINE_EXCEEDED });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(11_000);
+  }, 60_000);
+
   it("an acquire that does not wait is not asked again when the coordinator is UNAVAILABLE (the caller decides)", async () => {
     const s = await serve({ acquire: () => status(grpc.status.UNAVAILABLE, "replica stopping") });
     await expect(acquire(s)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
