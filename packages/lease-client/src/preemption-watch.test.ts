@@ -65,6 +65,17 @@ describe("LeaseWatch", () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(s.watches).toHaveLength(1);
   });
+
+  it("ends, rather than throwing from a timer, when its stream breaks after the client was closed", async () => {
+    // CoordinatorNodeLeaser.close() closes the client while a preempted hold waits for its owner's safe point.
+    const { s, client } = await setUp();
+    let ended = false;
+    new LeaseWatch(client, "", 20, () => (ended = true)).add("a", () => undefined);
+    await waitFor(() => s.watches.length === 1, { what: "the stream" });
+    client.close();
+    await s.stop();
+    await waitFor(() => ended, { what: "the watch ended" });
+  });
 });
 
 describe("sharedLeaseWatch", () => {

@@ -39,7 +39,14 @@ export class LeaseWatch {
   }
 
   private open(): void {
-    const stream = this.client.watch({ node: this.node });
+    let stream: grpc.ClientReadableStream<WatchResponse>;
+    try {
+      stream = this.client.watch({ node: this.node });
+    } catch {
+      // The client was closed (a leaser closed while a preempted hold waits for its safe point):
+      // nothing can be watched through it any more, and a throw here would escape a timer.
+      return this.close();
+    }
     this.stream = stream;
     stream.on("data", (m: WatchResponse) => {
       const l = m.lease;
