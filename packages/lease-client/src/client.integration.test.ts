@@ -43,8 +43,8 @@ afterEach(async () => {
 describe("acquireLease", () => {
   it("is granted: sends the request as asked and hands back the lease and its warnings", async () => {
     const s = await serve({ acquire: (r) => ({ granted: true, lease: lease(r.node, r.holder), warnings: [{ code: "UpdateInProgress", node: "w1", message: "pool updating" }], deniedReason: "", retryAfterSeconds: 0, deniedCode: "" }) });
-    const h = await acquire(s, { operation: "maintenance" });
-    expect(s.acquires).toEqual([{ node: "w1", operation: OperationType.OPERATION_TYPE_MAINTENANCE, holder: "mcd/w1", reason: "rendered-worker-3", durationSeconds: 4, waitSeconds: 0, force: false }]);
+    const h = await acquire(s, { operation: "maintenance", force: true });
+    expect(s.acquires).toEqual([{ node: "w1", operation: OperationType.OPERATION_TYPE_MAINTENANCE, holder: "mcd/w1", reason: "rendered-worker-3", durationSeconds: 4, waitSeconds: 0, force: true }]);
     expect([h.node, h.holder, h.lease.holder, h.state, h.preemptedBy, h.signal.aborted]).toEqual(["w1", "mcd/w1", "mcd/w1", "holding", "", false]);
     expect(h.warnings.map((w) => w.code)).toEqual(["UpdateInProgress"]);
   });
@@ -162,6 +162,23 @@ describe("a held lease", () => {
     // Three retry periods with no renew: the loop has stopped (a renew in flight was awaited by release).
     await new Promise((r) => setTimeout(r, 300));
     expect(s.renews.length).toBe(renewed);
+  });
+
+  it("release waits for a renew in flight, so no renew lands after the release", async () => {
+    let answer!: () => void;
+    const order: string[] = [];
+    const s = await serve({
+      renew: (r) => (order.push("renew asked"), new Promise((res) => (answer = () => (order.push("renew answered"), res({ lease: lease(r.node, r.holder) }))))),
+      release: () => (order.push("release"), {}),
+    });
+    const h = await acquire(s);
+    await waitFor(() => s.renews.length === 1, { what: "a renew in flight" });
+    const released = h.release();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(order).toEqual(["renew asked"]);
+    answer();
+    await released;
+    expect(order).toEqual(["renew asked", "renew answered", "release"]);
   });
 
   it("release is done when the coordinator says the node is no longer ours (FAILED_PRECONDITION), and is tried twice on other errors", async () => {

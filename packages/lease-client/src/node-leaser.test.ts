@@ -86,6 +86,22 @@ describe("CoordinatorNodeLeaser", () => {
     expect(told).toHaveLength(2);
   });
 
+  it("watches every hold on one stream: a preemption seen there reaches only the preempted hold", async () => {
+    const told: string[] = [];
+    const { s, leaser } = await setUp({}, { watchPreemption: true, durationSeconds: 20, timings: { retryPeriodSeconds: 5, renewDeadlineSeconds: 10, maxConsecutiveLosses: 2 }, onPreempted: (node, kind, by) => void told.push(`${node}/${kind} by ${by}`) });
+    await leaser.acquire("w1", "Update");
+    await leaser.acquire("w2", "Update");
+    await waitFor(() => s.watches.length === 1, { what: "the stream" });
+    expect(s.watches[0]!.request.node).toBe("");
+    s.push(lease("w2", "sim/update", { preemptedBy: "admin (Maintenance)" }));
+    await waitFor(() => s.releases.length === 1, { what: "the release of w2" });
+    expect(told).toEqual(["w2/Update by admin (Maintenance)"]);
+    expect(s.releases[0]!.node).toBe("w2");
+    expect(leaser.signalFor("w1", "Update")?.aborted).toBe(false);
+    expect(s.watches).toHaveLength(1);
+    expect(s.renews).toEqual([]);
+  });
+
   it("close releases every hold", async () => {
     const { s, leaser } = await setUp();
     await leaser.acquire("w1", "Update");
