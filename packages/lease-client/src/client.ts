@@ -153,8 +153,16 @@ function unary<Req, Res>(client: LeaseServiceClient, method: "acquire" | "renew"
 }
 
 /**
- * Acquires the node or throws LeaseDeniedError (or the gRPC error, e.g. INVALID_ARGUMENT). A waiting
- * acquire is asked again on UNAVAILABLE within its wait (wait-retry.ts).
+ * How long past its wait an Acquire may take to be answered (the coordinator writes the Lease
+ * first). Without a deadline a hung coordinator or a black-holed connection would hang the caller
+ * for ever; the same bound as a release's.
+ */
+const ACQUIRE_ANSWER_MS = 10_000;
+
+/**
+ * Acquires the node or throws LeaseDeniedError (or the gRPC error, e.g. INVALID_ARGUMENT, or
+ * DEADLINE_EXCEEDED when unanswered). A waiting acquire is asked again on UNAVAILABLE within its
+ * wait (wait-retry.ts).
  */
 export async function acquireLease(o: AcquireLeaseOptions): Promise<LeaseHandle> {
   const timings: HolderTimings = { ...defaultTimings(o.durationSeconds, o.timings) };
@@ -176,7 +184,7 @@ export async function acquireLease(o: AcquireLeaseOptions): Promise<LeaseHandle>
         durationSeconds: o.durationSeconds,
         waitSeconds,
         force: o.force ?? false,
-      });
+      }, waitSeconds * 1000 + ACQUIRE_ANSWER_MS);
       break;
     } catch (err) {
       // The coordinator went away mid-wait: ask again (another replica) for what is left of the wait.

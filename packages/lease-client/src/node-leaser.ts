@@ -40,6 +40,7 @@ export interface CoordinatorLeaserOptions {
 export class CoordinatorNodeLeaser implements NodeLeaser {
   private readonly client: LeaseServiceClient;
   private readonly handles = new Map<string, LeaseHandle>();
+  private readonly acquiring = new Map<string, Promise<boolean>>();
   private preemptionHandler: ((node: string, kind: DisruptionKind, preemptedBy: string) => void | Promise<void>) | undefined;
 
   constructor(private readonly o: CoordinatorLeaserOptions) {
@@ -64,6 +65,17 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
     const key = this.key(node, kind);
     const existing = this.handles.get(key);
     if (existing && !existing.signal.aborted) return true;
+    // Asked again while the first ask is in flight: share it. A second handle would renew on
+    // unseen, holding the node after its release.
+    let pending = this.acquiring.get(key);
+    if (pending === undefined) {
+      pending = this.acquireOnce(node, kind, key).finally(() => this.acquiring.delete(key));
+      this.acquiring.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async acquireOnce(node: string, kind: DisruptionKind, key: string): Promise<boolean> {
     this.handles.delete(key);
     try {
       const handle = await acquireLease({

@@ -39,7 +39,14 @@ export class LeaseWatch {
   }
 
   private open(): void {
-    const stream = this.client.watch({ node: this.node });
+    let stream: grpc.ClientReadableStream<WatchResponse>;
+    try {
+      stream = this.client.watch({ node: this.node });
+    } catch {
+      // The client was closed (a leaser closed while a preempted hold waits for its safe point):
+      // nothing can be watched through it any more, and a throw here would escape a timer.
+      return this.close();
+    }
     this.stream = stream;
     stream.on("data", (m: WatchResponse) => {
       const l = m.lease;
@@ -61,6 +68,8 @@ export class LeaseWatch {
   }
 
   private close(): void {
+    // Once only: a watch that gave up is closed again when its last listener leaves.
+    if (this.ended) return;
     this.ended = true;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -78,8 +87,12 @@ const shared = new WeakMap<LeaseServiceClient, LeaseWatch>();
 export function sharedLeaseWatch(client: LeaseServiceClient, reopenMs: number): LeaseWatch {
   let w = shared.get(client);
   if (w === undefined) {
-    w = new LeaseWatch(client, "", reopenMs, () => shared.delete(client));
-    shared.set(client, w);
+    const created = new LeaseWatch(client, "", reopenMs, () => {
+      // A successor may hold the client's entry by now: never unshare it.
+      if (shared.get(client) === created) shared.delete(client);
+    });
+    shared.set(client, created);
+    w = created;
   }
   return w;
 }
