@@ -5,12 +5,14 @@
  *   function that builds its parts: config, logger, metrics, readiness, health/metrics endpoint,
  *   gRPC server and an orderly stop are written here once.
  * - A state-plane consumer's `runnable.ts` is a {@link stateConsumer}: connect NATS, load the state
- *   cache, wait for meta.synced, then `serve` (run the work queue) until stopped.
+ *   cache, wait for meta.synced, then `serve` (run the work queue) until stopped. Its side
+ *   {@link Controller}s (status writers) share its cache and freshness gate, one queue each.
  * - Everything else in a service is its own: pure domain folders, I/O in runnables and writers,
  *   gRPC handlers in `api/`.
  */
 export { runService, startService, type ServiceContext, type ServiceParts, type ServiceSpec, type StartedService } from "./run-service.js";
 export { stateConsumer, withPlanes, type BusConnection, type Planes, type StateBucket, type StateConsumerOptions, type StatePlane } from "./state-plane.js";
+export { type Controller, type ControllerContext } from "./controller.js";
 export { electionIdentity, electionNamespace, electionTimings, leaderElection, whenLeading, type LeaderElection, type LeaderGate, type LeaderWork } from "./leader.js";
 export { freshnessToProto } from "./freshness-proto.js";
 export { CLUSTER_VERSION, kubeEventsFor, webhookRefusal } from "./kube-events.js";

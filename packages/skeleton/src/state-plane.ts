@@ -1,9 +1,12 @@
 // The start-up every state-plane consumer shares, written once: connect to NATS, make sure both
 // planes exist, load the state cache, watch its freshness, wait for the watcher's meta.synced, then
-// hand over to the service until stopped; on the way out stop the cache, drain, close.
+// hand over to the service until stopped; on the way out stop the cache, drain, close. Controllers
+// (controller.ts) ride along: they share the connection, the cache and its freshness gate.
 import { closeBus, connectBus, ensureEventStream, ensureStateBucket, StateCache, type BusConnectionOptions, type StateProjections } from "@lockstep/bus";
 import type { StateKindName } from "@lockstep/contracts";
 import { abortedPromise, StateFreshness, type Logger, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
+import { ControllerRunner, unionKinds, type Controller } from "./controller.js";
+import type { LeaderGate } from "./leader.js";
 
 export type BusConnection = Awaited<ReturnType<typeof connectBus>>;
 export type StateBucket = Awaited<ReturnType<typeof ensureStateBucket>>;
@@ -61,6 +64,10 @@ export interface StateConsumerOptions<P extends StateProjections = never> {
   serve?(plane: StatePlane<P>, signal: AbortSignal): Promise<void>;
   /** After the cache stopped, before the connection closes: let in-flight publishes finish. */
   drain?(): Promise<void>;
+  /** Side parts converging from this view, each on its own queue, served beside `serve`. */
+  controllers?: readonly Controller<P>[];
+  /** Which replica may run `leaderOnly` controllers; none: this one. */
+  leader?: LeaderGate;
 }
 
 /**
@@ -78,17 +85,30 @@ export function stateConsumer<P extends StateProjections = never>(o: StateConsum
       try {
         await withPlanes(o.bus, async ({ nc, kv }) => {
           try {
-            cache = new StateCache<P>(kv, { kinds: [...o.kinds], logger: o.logger, ...(o.project ? { project: o.project } : {}) });
+            const controllers = o.controllers ?? [];
+            cache = new StateCache<P>(kv, { kinds: unionKinds(o.kinds, controllers), logger: o.logger, ...(o.project ? { project: o.project } : {}) });
             const readiness = o.staleIsNotReady === false ? undefined : o.readiness;
             freshness = new StateFreshness({ source: cache, maxAgeMs: o.stateMaxAgeMs ?? 15_000, readiness, registry: o.registry, logger: o.logger });
             cache.onHeartbeat(() => freshness!.check());
             freshness.start(signal);
             const plane: StatePlane<P> = { nc, kv, cache, freshness };
+            const runners = controllers.map((c) => new ControllerRunner(c, plane, { logger: o.logger, leader: o.leader }));
             await o.wire?.(plane, signal);
             await cache.start();
             await cache.whenSynced(signal);
             ready?.set(true);
-            await (o.serve ? o.serve(plane, signal) : abortedPromise(signal));
+            // The controllers stop with the service, or when `serve` fails (then nothing aborts `signal`).
+            const serving = new AbortController();
+            const stop = () => serving.abort();
+            signal.addEventListener("abort", stop, { once: true });
+            const controlling = runners.map((r) => r.run(serving.signal));
+            try {
+              await (o.serve ? o.serve(plane, signal) : abortedPromise(signal));
+            } finally {
+              stop();
+              signal.removeEventListener("abort", stop);
+              await Promise.all(controlling);
+            }
           } finally {
             freshness?.stop();
             cache?.stop();

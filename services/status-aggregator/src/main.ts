@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Wiring only (the skeleton runs it): the aggregator fed from the state plane, UpdateStatusService
-// and DisruptionService on one gRPC server, and the two optional writers (on the leader only).
+// and DisruptionService on one gRPC server, and the two optional writers (on the leader only): the
+// policy status as a controller of the aggregator's consumer, the Update Status API beside it.
 import { DisruptionServiceService } from "@lockstep/contracts";
 import { loadPolicyManifests } from "@lockstep/disruption";
 import { runService } from "@lockstep/skeleton";
@@ -10,7 +11,7 @@ import { updateStatusService } from "./api/update-status-service.js";
 import { aggregatorConfigSchema } from "./config.js";
 import { aggregatorMetrics, metricsHooks, poolMetrics } from "./metrics.js";
 import { updateStatusServiceDefinition } from "./proto/fast-encode.js";
-import { aggregatorRunnable } from "./runnable.js";
+import { aggregatorRunnable, type AggregatorController } from "./runnable.js";
 
 await runService({
   name: "status-aggregator",
@@ -45,14 +46,13 @@ await runService({
       : [];
 
     // The NodeDisruptionPolicy status writer is the only part that talks to Kubernetes; loaded only when
-    // enabled, so a read-only deployment does not carry the Kubernetes client at all.
-    const policyStatus = config.WRITE_POLICY_STATUS
+    // enabled, so a read-only deployment does not carry the Kubernetes client at all. A controller of
+    // the aggregator's consumer: it writes from the same view, only while fresh, only on the leader.
+    const controllers: AggregatorController[] = config.WRITE_POLICY_STATUS
       ? [
-          (await import("./policy-status/writer.js")).policyStatusRunnable({
+          (await import("./policy-status/writer.js")).policyStatusController({
             kc: await (await import("@lockstep/kube")).loadKubeAccess(config.KUBECONFIG),
-            bus: bus("policies"),
             logger,
-            leader,
           }),
         ]
       : [];
@@ -88,8 +88,9 @@ await runService({
           registry,
           stateMaxAgeMs: config.STATE_MAX_AGE,
           watchRefreshMs: config.WATCH_REFRESH_MS,
+          controllers,
+          leader,
         }),
-        ...policyStatus,
         ...updateApi,
         ...alerts,
       ],

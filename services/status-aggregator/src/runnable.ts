@@ -1,10 +1,11 @@
 // The aggregator as a Runnable (the skeleton's state-plane consumer): the state plane feeds the
 // aggregator; it acts (flushes, publishes) only after the watcher's meta.synced marker; watchers
-// are refreshed periodically; on stop, facts in flight get a bounded drain.
+// are refreshed periodically; on stop, facts in flight get a bounded drain. Its writers that read
+// the state plane (the NodeDisruptionPolicy status) are controllers of this consumer.
 import { EventPublisher, type BusConnectionOptions, type StateProjections } from "@lockstep/bus";
 import { Events, type StateKindName } from "@lockstep/contracts";
 import { abortedPromise, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
-import { stateConsumer } from "@lockstep/skeleton";
+import { stateConsumer, type Controller, type LeaderGate } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import type { Aggregator } from "./aggregator/aggregator.js";
 import { projectNode } from "./view/node-projection.js";
@@ -24,6 +25,9 @@ export const AGGREGATOR_KINDS: StateKindName[] = [
 /** What the cache keeps of the kinds the aggregator reads only a part of (see view/node-projection.ts). */
 export const AGGREGATOR_PROJECTIONS = { node: projectNode } satisfies StateProjections;
 
+/** A writer riding on the aggregator's consumer (see the skeleton's controller.ts). */
+export type AggregatorController = Controller<typeof AGGREGATOR_PROJECTIONS>;
+
 /** How long facts still in flight at stop may take to be acknowledged. */
 const DRAIN_MS = 2_000;
 
@@ -38,6 +42,10 @@ export interface AggregatorRunnableOptions {
   /** Event source name in EventMeta. */
   source?: string;
   watchRefreshMs: number;
+  /** Writers converging from the same view (its cache, its freshness gate). */
+  controllers?: readonly AggregatorController[];
+  /** Which replica runs the leader-only controllers; none: this one. */
+  leader?: LeaderGate;
 }
 
 export function aggregatorRunnable(o: AggregatorRunnableOptions): Runnable {
@@ -56,6 +64,8 @@ export function aggregatorRunnable(o: AggregatorRunnableOptions): Runnable {
     // not-ready aggregator drops out of its Service, and `lockstep status` could then not say that
     // the view is stale, the one thing a user most needs to hear while the watcher is away.
     staleIsNotReady: false,
+    controllers: o.controllers,
+    leader: o.leader,
     wire({ nc, cache, freshness }) {
       const publisher = new EventPublisher(nc, o.source ?? "status-aggregator");
       aggregator.attachPublisher(async (event, id) => {
