@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coreToEventsV1, eventsV1Fields, eventsV1ToCore } from "./event-conversion.js";
+import { coreEventFields, coreToEventsV1, eventsV1Fields, eventsV1ToCore } from "./event-conversion.js";
 
 const v1 = {
   apiVersion: "events.k8s.io/v1",
@@ -59,5 +59,8 @@ describe("Event conversion", () => {
     expect(eventsV1Fields["regarding.name"]!(core)).toBe("worker-0");
     expect(eventsV1Fields.reportingController!(core)).toBe("lockstep.io/lease-coordinator");
     expect(eventsV1Fields.source!(core)).toBe("old");
+    // No source (a new-style Event): `source` selects the reporting controller, as upstream.
+    const { deprecatedSource: _, ...withoutSource } = v1 as Record<string, unknown>;
+    expect(coreEventFields.source!(eventsV1ToCore(withoutSource))).toBe("lockstep.io/lease-coordinator");
   });
 });

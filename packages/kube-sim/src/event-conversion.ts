@@ -58,7 +58,8 @@ export const coreEventFields: Record<string, FieldGetter> = {
   "involvedObject.fieldPath": (o) => str(o.involvedObject?.fieldPath),
   reason: (o) => str(o.reason),
   reportingComponent: (o) => str(o.reportingComponent),
-  source: (o) => str(o.source?.component),
+  // An Event written through events.k8s.io has no source: upstream selects its reporting controller.
+  source: (o) => str(o.source?.component) || str(o.reportingComponent),
   type: (o) => str(o.type),
 };
 
