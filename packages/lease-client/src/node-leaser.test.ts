@@ -123,3 +123,44 @@ describe("CoordinatorNodeLeaser, asked twice at once", () => {
     expect(s.renews.length).toBe(renewed);
   });
 });
+
+describe("CoordinatorNodeLeaser, released while the acquire is in flight", () => {
+  it("the release wins: the late grant is released at once and never renewed", async () => {
+    let grant!: () => void;
+    const { s, leaser } = await setUp({
+      acquire: (r) => new Promise((res) => (grant = () => res({ granted: true, lease: lease(r.node, r.holder), warnings: [], deniedReason: "", retryAfterSeconds: 0, deniedCode: "" }))),
+    });
+    const acquired = leaser.acquire("w1", "Update");
+    await waitFor(() => s.acquires.length === 1, { what: "the acquire in flight" });
+    const released = leaser.release("w1", "Update");
+    grant();
+    expect(await acquired).toBe(false);
+    await released;
+    expect(s.releases).toEqual([{ node: "w1", holder: "sim/update" }]);
+    expect(leaser.signalFor("w1", "Update")).toBeUndefined();
+    // Several retry periods: nothing renews the released node.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(s.renews).toEqual([]);
+  });
+
+  it("an acquire asked after that release waits for it, then takes a hold of its own", async () => {
+    let grant!: () => void;
+    const { s, leaser } = await setUp({
+      acquire: (r, n) => {
+        const res = { granted: true, lease: lease(r.node, r.holder), warnings: [], deniedReason: "", retryAfterSeconds: 0, deniedCode: "" };
+        return n === 1 ? new Promise((done) => (grant = () => done(res))) : res;
+      },
+    });
+    const first = leaser.acquire("w1", "Update");
+    await waitFor(() => s.acquires.length === 1, { what: "the acquire in flight" });
+    const released = leaser.release("w1", "Update");
+    const second = leaser.acquire("w1", "Update");
+    grant();
+    expect(await first).toBe(false);
+    expect(await second).toBe(true);
+    await released;
+    expect(s.acquires).toHaveLength(2);
+    expect(s.releases).toHaveLength(1);
+    expect(leaser.signalFor("w1", "Update")?.aborted).toBe(false);
+  });
+});

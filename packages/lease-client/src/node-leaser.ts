@@ -37,10 +37,18 @@ export interface CoordinatorLeaserOptions {
   watchPreemption?: boolean;
 }
 
+/** An acquire in flight; a release asked meanwhile wins over its grant. */
+interface InFlight {
+  done: Promise<boolean>;
+  releaseAsked: boolean;
+  /** The release of a grant that came after its release was asked. */
+  lateRelease?: Promise<void>;
+}
+
 export class CoordinatorNodeLeaser implements NodeLeaser {
   private readonly client: LeaseServiceClient;
   private readonly handles = new Map<string, LeaseHandle>();
-  private readonly acquiring = new Map<string, Promise<boolean>>();
+  private readonly acquiring = new Map<string, InFlight>();
   private preemptionHandler: ((node: string, kind: DisruptionKind, preemptedBy: string) => void | Promise<void>) | undefined;
 
   constructor(private readonly o: CoordinatorLeaserOptions) {
@@ -67,15 +75,22 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
     if (existing && !existing.signal.aborted) return true;
     // Asked again while the first ask is in flight: share it. A second handle would renew on
     // unseen, holding the node after its release.
-    let pending = this.acquiring.get(key);
-    if (pending === undefined) {
-      pending = this.acquireOnce(node, kind, key).finally(() => this.acquiring.delete(key));
-      this.acquiring.set(key, pending);
+    const pending = this.acquiring.get(key);
+    if (pending !== undefined && !pending.releaseAsked) return pending.done;
+    // One being released: its grant must be let go before this one is asked for (Acquire is
+    // idempotent per holder, so that release would end this hold too).
+    if (pending !== undefined) {
+      await pending.done.catch(() => undefined);
+      await pending.lateRelease?.catch(() => undefined);
+      return this.acquire(node, kind);
     }
-    return pending;
+    const flight: InFlight = { done: Promise.resolve(false), releaseAsked: false };
+    flight.done = this.acquireOnce(node, kind, key, flight).finally(() => this.acquiring.delete(key));
+    this.acquiring.set(key, flight);
+    return flight.done;
   }
 
-  private async acquireOnce(node: string, kind: DisruptionKind, key: string): Promise<boolean> {
+  private async acquireOnce(node: string, kind: DisruptionKind, key: string, flight: InFlight): Promise<boolean> {
     this.handles.delete(key);
     try {
       const handle = await acquireLease({
@@ -92,6 +107,12 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
           await Promise.all([this.o.onPreempted?.(node, kind, info.preemptedBy), this.preemptionHandler?.(node, kind, info.preemptedBy)]);
         },
       });
+      if (flight.releaseAsked) {
+        // Released before granted: let it go before its first renew, and report it not held.
+        flight.lateRelease = handle.release();
+        await flight.lateRelease.catch(() => undefined);
+        return false;
+      }
       this.handles.set(key, handle);
       handle.signal.addEventListener("abort", () => {
         if (this.handles.get(key) === handle) this.handles.delete(key);
@@ -108,6 +129,12 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
 
   async release(node: string, kind: DisruptionKind): Promise<void> {
     const key = this.key(node, kind);
+    const flight = this.acquiring.get(key);
+    if (flight !== undefined) {
+      flight.releaseAsked = true;
+      await flight.done.catch(() => undefined);
+      await flight.lateRelease;
+    }
     const handle = this.handles.get(key);
     this.handles.delete(key);
     await handle?.release();
