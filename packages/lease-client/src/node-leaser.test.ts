@@ -109,6 +109,30 @@ describe("CoordinatorNodeLeaser", () => {
     await leaser.close();
     expect(s.releases.map((r) => r.holder).sort()).toEqual(["sim/maintenance", "sim/update"]);
   });
+
+  it("close releases a preempted hold still at its safe point, before closing the connection", async () => {
+    const { s, leaser } = await setUp({ renew: (r) => ({ lease: lease(r.node, r.holder, { preemptedBy: "admin (Maintenance)" }) }) });
+    let told = false;
+    leaser.setPreemptionHandler(() => ((told = true), new Promise<void>(() => undefined))); // never reaches its safe point
+    await leaser.acquire("w1", "Update");
+    await waitFor(() => told, { what: "the preemption" });
+    await leaser.close();
+    expect(s.releases).toEqual([{ node: "w1", holder: "sim/update" }]);
+  });
+
+  it("close releases the grant of an acquire still in flight", async () => {
+    let grant!: () => void;
+    const { s, leaser } = await setUp({
+      acquire: (r) => new Promise((res) => (grant = () => res({ granted: true, lease: lease(r.node, r.holder), warnings: [], deniedReason: "", retryAfterSeconds: 0, deniedCode: "" }))),
+    });
+    const acquired = leaser.acquire("w1", "Update");
+    await waitFor(() => s.acquires.length === 1, { what: "the acquire in flight" });
+    const closed = leaser.close();
+    grant();
+    expect(await acquired).toBe(false);
+    await closed;
+    expect(s.releases).toEqual([{ node: "w1", holder: "sim/update" }]);
+  });
 });
 
 describe("CoordinatorNodeLeaser, asked twice at once", () => {

@@ -45,10 +45,18 @@ interface InFlight {
   lateRelease?: Promise<void>;
 }
 
+/**
+ * How long close() waits for the releases before closing the connection anyway (a release is
+ * bounded per attempt, but the coordinator may be gone; the leases then expire on their own).
+ */
+const CLOSE_RELEASE_MS = 10_000;
+
 export class CoordinatorNodeLeaser implements NodeLeaser {
   private readonly client: LeaseServiceClient;
   private readonly handles = new Map<string, LeaseHandle>();
   private readonly acquiring = new Map<string, InFlight>();
+  /** Every hold granted and not yet released or lost, preempted ones (gone from `handles`) too. */
+  private readonly unreleased = new Set<LeaseHandle>();
   private preemptionHandler: ((node: string, kind: DisruptionKind, preemptedBy: string) => void | Promise<void>) | undefined;
 
   constructor(private readonly o: CoordinatorLeaserOptions) {
@@ -92,6 +100,7 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
 
   private async acquireOnce(node: string, kind: DisruptionKind, key: string, flight: InFlight): Promise<boolean> {
     this.handles.delete(key);
+    let granted: LeaseHandle | undefined;
     try {
       const handle = await acquireLease({
         address: this.o.address,
@@ -103,10 +112,15 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
         durationSeconds: this.o.durationSeconds ?? 60,
         timings: this.o.timings,
         watchPreemption: this.o.watchPreemption,
+        onStateChange: (state) => {
+          if (granted && (state === "released" || state === "lost")) this.unreleased.delete(granted);
+        },
         onPreempted: async (info) => {
           await Promise.all([this.o.onPreempted?.(node, kind, info.preemptedBy), this.preemptionHandler?.(node, kind, info.preemptedBy)]);
         },
       });
+      granted = handle;
+      this.unreleased.add(handle);
       if (flight.releaseAsked) {
         // Released before granted: let it go before its first renew, and report it not held.
         flight.lateRelease = handle.release();
@@ -142,7 +156,20 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
 
   /** Releases every hold and closes the connection. */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.handles.values()].map((h) => h.release()));
+    // Before the client closes, or a release could not be sent: the node would stay held until
+    // its lease expired. A preempted hold is released without waiting for its safe point.
+    const flights = [...this.acquiring.values()];
+    for (const flight of flights) flight.releaseAsked = true;
+    const letGo = Promise.allSettled([
+      ...flights.map(async (f) => {
+        await f.done.catch(() => undefined);
+        await f.lateRelease;
+      }),
+      ...[...this.unreleased].map((h) => h.release()),
+    ]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([letGo, new Promise((r) => (timer = setTimeout(r, CLOSE_RELEASE_MS)))]);
+    clearTimeout(timer);
     this.handles.clear();
     this.client.close();
   }
