@@ -194,6 +194,22 @@ describe("a held lease", () => {
     expect(down.releases).toHaveLength(2);
   });
 
+  it("a failed release says so, and a release after it tries again; attempts are spaced", async () => {
+    const asked: number[] = [];
+    const s = await serve({ release: (_, n) => (asked.push(Date.now()), n <= 2 ? status(grpc.status.INTERNAL, "broken") : {}) });
+    const states: [string, string][] = [];
+    const h = await acquire(s, { onStateChange: (st, why) => states.push([st, why]) });
+    await expect(h.release()).rejects.toMatchObject({ code: grpc.status.INTERNAL });
+    expect(s.releases).toHaveLength(2);
+    expect(asked[1]! - asked[0]!).toBeGreaterThanOrEqual(200);
+    expect(h.state).toBe("release-failed");
+    expect(states).toEqual([["release-failed", "broken"]]);
+    await h.release();
+    expect(s.releases).toHaveLength(3);
+    expect(h.state).toBe("released");
+    expect(states.at(-1)).toEqual(["released", "released by the holder"]);
+  });
+
   it("K refused renews in a row pause, then lose the hold: signal aborts, the owner is told, no release is sent", async () => {
     const s = await serve({ renew: () => status(grpc.status.FAILED_PRECONDITION, "AlreadyHeld: w1 is held by other", renewRefusalMetadata({ code: "AlreadyHeld", message: "w1 is held by other" })) });
     const states: [string, string][] = [];
@@ -208,6 +224,7 @@ describe("a held lease", () => {
     await h.release();
     expect(s.releases).toEqual([]);
     expect(h.state).toBe("released");
+    expect(states.at(-1)).toEqual(["released", "lost before the release: nothing to release"]);
   });
 
   it("a refusal between successes only pauses: the next renew resumes the hold", async () => {
