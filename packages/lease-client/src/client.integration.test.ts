@@ -104,6 +104,17 @@ describe("acquireLease", () => {
     expect(second.acquires[0]!.waitSeconds).toBeLessThan(30);
   });
 
+  it("a waiting acquire whose coordinator cancels it on stopping (CANCELLED) is asked again, as on UNAVAILABLE", async () => {
+    const first = await serve({ acquire: () => new Promise(() => undefined) });
+    const pending = acquire(first, { waitSeconds: 30 });
+    await waitFor(() => first.acquires.length === 1, { what: "the waiting acquire" });
+    await first.stopCancelling();
+    const second = await serve({}, first.port);
+    expect((await pending).lease.holder).toBe("mcd/w1");
+    expect(second.acquires).toHaveLength(1);
+    expect(second.acquires[0]!.waitSeconds).toBeLessThan(30);
+  });
+
   it("takes several addresses (ipv4:a,b): one that is down is passed over, and a waiting acquire whose server dies reaches the next", async () => {
     const dead = await serve();
     const live = await serve();

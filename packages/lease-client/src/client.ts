@@ -165,8 +165,8 @@ const ACQUIRE_ANSWER_MS = 10_000;
 
 /**
  * Acquires the node or throws LeaseDeniedError (or the gRPC error, e.g. INVALID_ARGUMENT, or
- * DEADLINE_EXCEEDED when unanswered). A waiting acquire is asked again on UNAVAILABLE within its
- * wait (wait-retry.ts).
+ * DEADLINE_EXCEEDED when unanswered). A waiting acquire is asked again on UNAVAILABLE or CANCELLED
+ * within its wait (wait-retry.ts).
  */
 export async function acquireLease(o: AcquireLeaseOptions): Promise<LeaseHandle> {
   const timings: HolderTimings = { ...defaultTimings(o.durationSeconds, o.timings) };
@@ -192,7 +192,10 @@ export async function acquireLease(o: AcquireLeaseOptions): Promise<LeaseHandle>
       break;
     } catch (err) {
       // The coordinator went away mid-wait: ask again (another replica) for what is left of the wait.
-      const next = waitRetry({ unavailable: (err as grpc.ServiceError).code === grpc.status.UNAVAILABLE, waiting: (o.waitSeconds ?? 0) > 0, attempt, nowMs: Date.now(), deadlineMs });
+      // A stopping one cancels the calls still open after its grace period: CANCELLED, which here
+      // is always the server's (this call has no abort of its own).
+      const code = (err as grpc.ServiceError).code;
+      const next = waitRetry({ unavailable: code === grpc.status.UNAVAILABLE || code === grpc.status.CANCELLED, waiting: (o.waitSeconds ?? 0) > 0, attempt, nowMs: Date.now(), deadlineMs });
       if (next.retry) {
         await new Promise((r) => setTimeout(r, next.delayMs));
         waitSeconds = next.waitSeconds;
