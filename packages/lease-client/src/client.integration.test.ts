@@ -104,6 +104,17 @@ describe("acquireLease", () => {
     expect(second.acquires[0]!.waitSeconds).toBeLessThan(30);
   });
 
+  it("a waiting acquire whose coordinator cancels it on stopping (CANCELLED) is asked again, as on UNAVAILABLE", async () => {
+    const first = await serve({ acquire: () => new Promise(() => undefined) });
+    const pending = acquire(first, { waitSeconds: 30 });
+    await waitFor(() => first.acquires.length === 1, { what: "the waiting acquire" });
+    await first.stopCancelling();
+    const second = await serve({}, first.port);
+    expect((await pending).lease.holder).toBe("mcd/w1");
+    expect(second.acquires).toHaveLength(1);
+    expect(second.acquires[0]!.waitSeconds).toBeLessThan(30);
+  });
+
   it("takes several addresses (ipv4:a,b): one that is down is passed over, and a waiting acquire whose server dies reaches the next", async () => {
     const dead = await serve();
     const live = await serve();
@@ -194,6 +205,22 @@ describe("a held lease", () => {
     expect(down.releases).toHaveLength(2);
   });
 
+  it("a failed release says so, and a release after it tries again; attempts are spaced", async () => {
+    const asked: number[] = [];
+    const s = await serve({ release: (_, n) => (asked.push(Date.now()), n <= 2 ? status(grpc.status.INTERNAL, "broken") : {}) });
+    const states: [string, string][] = [];
+    const h = await acquire(s, { onStateChange: (st, why) => states.push([st, why]) });
+    await expect(h.release()).rejects.toMatchObject({ code: grpc.status.INTERNAL });
+    expect(s.releases).toHaveLength(2);
+    expect(asked[1]! - asked[0]!).toBeGreaterThanOrEqual(200);
+    expect(h.state).toBe("release-failed");
+    expect(states).toEqual([["release-failed", "broken"]]);
+    await h.release();
+    expect(s.releases).toHaveLength(3);
+    expect(h.state).toBe("released");
+    expect(states.at(-1)).toEqual(["released", "released by the holder"]);
+  });
+
   it("K refused renews in a row pause, then lose the hold: signal aborts, the owner is told, no release is sent", async () => {
     const s = await serve({ renew: () => status(grpc.status.FAILED_PRECONDITION, "AlreadyHeld: w1 is held by other", renewRefusalMetadata({ code: "AlreadyHeld", message: "w1 is held by other" })) });
     const states: [string, string][] = [];
@@ -208,6 +235,7 @@ describe("a held lease", () => {
     await h.release();
     expect(s.releases).toEqual([]);
     expect(h.state).toBe("released");
+    expect(states.at(-1)).toEqual(["released", "lost before the release: nothing to release"]);
   });
 
   it("a refusal between successes only pauses: the next renew resumes the hold", async () => {

@@ -24,7 +24,7 @@ import {
 import { afterRenew, defaultTimings, validateHolderTimings, type HolderState, type HolderTimings, type HolderVerdict, type RenewResult } from "./health.js";
 import { operationNameOf, toOperationType, type OperationName } from "./operation.js";
 import { LeaseWatch, sharedLeaseWatch } from "./preemption-watch.js";
-import { waitRetry } from "./wait-retry.js";
+import { retryDelayMs, waitRetry } from "./wait-retry.js";
 
 export interface AcquireLeaseOptions {
   /** host:port of the lease-coordinator's gRPC service. */
@@ -64,8 +64,12 @@ export interface AcquireLeaseOptions {
   watchPreemption?: boolean;
 }
 
-/** A handle's state: the renew loop's verdict, then preempted and/or released. */
-export type LeaseHolderState = HolderVerdict | "preempted" | "released";
+/**
+ * A handle's state: the renew loop's verdict, then preempted and/or released. "release-failed":
+ * renewing has stopped but the coordinator did not take the release (release() again to retry);
+ * the lease expires on its own otherwise.
+ */
+export type LeaseHolderState = HolderVerdict | "preempted" | "released" | "release-failed";
 
 export interface PreemptionInfo {
   node: string;
@@ -125,7 +129,7 @@ export interface LeaseHandle {
   readonly state: LeaseHolderState;
   /** "<holder> (<operation>)" once the lease was preempted, else "". */
   readonly preemptedBy: string;
-  /** Stops renewing (waiting for a renew in flight) and releases the node. */
+  /** Stops renewing (waiting for a renew in flight) and releases the node; after a failure, tries again. */
   release(): Promise<void>;
 }
 
@@ -161,8 +165,8 @@ const ACQUIRE_ANSWER_MS = 10_000;
 
 /**
  * Acquires the node or throws LeaseDeniedError (or the gRPC error, e.g. INVALID_ARGUMENT, or
- * DEADLINE_EXCEEDED when unanswered). A waiting acquire is asked again on UNAVAILABLE within its
- * wait (wait-retry.ts).
+ * DEADLINE_EXCEEDED when unanswered). A waiting acquire is asked again on UNAVAILABLE or CANCELLED
+ * within its wait (wait-retry.ts).
  */
 export async function acquireLease(o: AcquireLeaseOptions): Promise<LeaseHandle> {
   const timings: HolderTimings = { ...defaultTimings(o.durationSeconds, o.timings) };
@@ -188,7 +192,10 @@ export async function acquireLease(o: AcquireLeaseOptions): Promise<LeaseHandle>
       break;
     } catch (err) {
       // The coordinator went away mid-wait: ask again (another replica) for what is left of the wait.
-      const next = waitRetry({ unavailable: (err as grpc.ServiceError).code === grpc.status.UNAVAILABLE, waiting: (o.waitSeconds ?? 0) > 0, attempt, nowMs: Date.now(), deadlineMs });
+      // A stopping one cancels the calls still open after its grace period: CANCELLED, which here
+      // is always the server's (this call has no abort of its own).
+      const code = (err as grpc.ServiceError).code;
+      const next = waitRetry({ unavailable: code === grpc.status.UNAVAILABLE || code === grpc.status.CANCELLED, waiting: (o.waitSeconds ?? 0) > 0, attempt, nowMs: Date.now(), deadlineMs });
       if (next.retry) {
         await new Promise((r) => setTimeout(r, next.delayMs));
         waitSeconds = next.waitSeconds;
@@ -363,7 +370,11 @@ class RenewingLease implements LeaseHandle {
   }
 
   release(): Promise<void> {
-    this.releasing ??= this.releaseOnce();
+    // Shared while in flight or done; after a failure the next call asks again.
+    this.releasing ??= this.releaseOnce().catch((err: unknown) => {
+      this.releasing = undefined;
+      throw err;
+    });
     return this.releasing;
   }
 
@@ -375,25 +386,30 @@ class RenewingLease implements LeaseHandle {
     await this.inFlight;
     if (wasLost) {
       this.verdict = "released";
+      this.o.onStateChange?.("released", "lost before the release: nothing to release");
       return;
     }
-    try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await unary<object, ReleaseResponse>(this.client, "release", { node: this.o.node, holder: this.o.holder }, 10_000);
-          break;
-        } catch (err) {
-          const e = err as grpc.ServiceError;
-          // Someone else holds it now: nothing of ours is left to release.
-          if (e.code === grpc.status.FAILED_PRECONDITION) break;
-          if (attempt >= 2) throw err;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await unary<object, ReleaseResponse>(this.client, "release", { node: this.o.node, holder: this.o.holder }, 10_000);
+        break;
+      } catch (err) {
+        const e = err as grpc.ServiceError;
+        // Someone else holds it now: nothing of ours is left to release.
+        if (e.code === grpc.status.FAILED_PRECONDITION) break;
+        if (attempt >= 2) {
+          // The owned client stays open for the next release() to try again.
+          this.verdict = "release-failed";
+          this.o.onStateChange?.("release-failed", e.details || e.message);
+          throw err;
         }
+        // Spaced: a blip (a replica restarting) is seconds, not microseconds, long.
+        await new Promise((r) => setTimeout(r, retryDelayMs(attempt)));
       }
-      // "released" only once the coordinator has it: a preemptor asking then is granted.
-      this.verdict = "released";
-      this.o.onStateChange?.("released", "released by the holder");
-    } finally {
-      if (this.owned) this.client.close();
     }
+    // "released" only once the coordinator has it: a preemptor asking then is granted.
+    this.verdict = "released";
+    this.o.onStateChange?.("released", "released by the holder");
+    if (this.owned) this.client.close();
   }
 }

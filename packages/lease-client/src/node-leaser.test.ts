@@ -109,6 +109,30 @@ describe("CoordinatorNodeLeaser", () => {
     await leaser.close();
     expect(s.releases.map((r) => r.holder).sort()).toEqual(["sim/maintenance", "sim/update"]);
   });
+
+  it("close releases a preempted hold still at its safe point, before closing the connection", async () => {
+    const { s, leaser } = await setUp({ renew: (r) => ({ lease: lease(r.node, r.holder, { preemptedBy: "admin (Maintenance)" }) }) });
+    let told = false;
+    leaser.setPreemptionHandler(() => ((told = true), new Promise<void>(() => undefined))); // never reaches its safe point
+    await leaser.acquire("w1", "Update");
+    await waitFor(() => told, { what: "the preemption" });
+    await leaser.close();
+    expect(s.releases).toEqual([{ node: "w1", holder: "sim/update" }]);
+  });
+
+  it("close releases the grant of an acquire still in flight", async () => {
+    let grant!: () => void;
+    const { s, leaser } = await setUp({
+      acquire: (r) => new Promise((res) => (grant = () => res({ granted: true, lease: lease(r.node, r.holder), warnings: [], deniedReason: "", retryAfterSeconds: 0, deniedCode: "" }))),
+    });
+    const acquired = leaser.acquire("w1", "Update");
+    await waitFor(() => s.acquires.length === 1, { what: "the acquire in flight" });
+    const closed = leaser.close();
+    grant();
+    expect(await acquired).toBe(false);
+    await closed;
+    expect(s.releases).toEqual([{ node: "w1", holder: "sim/update" }]);
+  });
 });
 
 describe("CoordinatorNodeLeaser, asked twice at once", () => {
@@ -121,5 +145,46 @@ describe("CoordinatorNodeLeaser, asked twice at once", () => {
     // Several retry periods: nothing renews a released node.
     await new Promise((r) => setTimeout(r, 400));
     expect(s.renews.length).toBe(renewed);
+  });
+});
+
+describe("CoordinatorNodeLeaser, released while the acquire is in flight", () => {
+  it("the release wins: the late grant is released at once and never renewed", async () => {
+    let grant!: () => void;
+    const { s, leaser } = await setUp({
+      acquire: (r) => new Promise((res) => (grant = () => res({ granted: true, lease: lease(r.node, r.holder), warnings: [], deniedReason: "", retryAfterSeconds: 0, deniedCode: "" }))),
+    });
+    const acquired = leaser.acquire("w1", "Update");
+    await waitFor(() => s.acquires.length === 1, { what: "the acquire in flight" });
+    const released = leaser.release("w1", "Update");
+    grant();
+    expect(await acquired).toBe(false);
+    await released;
+    expect(s.releases).toEqual([{ node: "w1", holder: "sim/update" }]);
+    expect(leaser.signalFor("w1", "Update")).toBeUndefined();
+    // Several retry periods: nothing renews the released node.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(s.renews).toEqual([]);
+  });
+
+  it("an acquire asked after that release waits for it, then takes a hold of its own", async () => {
+    let grant!: () => void;
+    const { s, leaser } = await setUp({
+      acquire: (r, n) => {
+        const res = { granted: true, lease: lease(r.node, r.holder), warnings: [], deniedReason: "", retryAfterSeconds: 0, deniedCode: "" };
+        return n === 1 ? new Promise((done) => (grant = () => done(res))) : res;
+      },
+    });
+    const first = leaser.acquire("w1", "Update");
+    await waitFor(() => s.acquires.length === 1, { what: "the acquire in flight" });
+    const released = leaser.release("w1", "Update");
+    const second = leaser.acquire("w1", "Update");
+    grant();
+    expect(await first).toBe(false);
+    expect(await second).toBe(true);
+    await released;
+    expect(s.acquires).toHaveLength(2);
+    expect(s.releases).toHaveLength(1);
+    expect(leaser.signalFor("w1", "Update")?.aborted).toBe(false);
   });
 });

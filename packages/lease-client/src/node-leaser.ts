@@ -37,10 +37,26 @@ export interface CoordinatorLeaserOptions {
   watchPreemption?: boolean;
 }
 
+/** An acquire in flight; a release asked meanwhile wins over its grant. */
+interface InFlight {
+  done: Promise<boolean>;
+  releaseAsked: boolean;
+  /** The release of a grant that came after its release was asked. */
+  lateRelease?: Promise<void>;
+}
+
+/**
+ * How long close() waits for the releases before closing the connection anyway (a release is
+ * bounded per attempt, but the coordinator may be gone; the leases then expire on their own).
+ */
+const CLOSE_RELEASE_MS = 10_000;
+
 export class CoordinatorNodeLeaser implements NodeLeaser {
   private readonly client: LeaseServiceClient;
   private readonly handles = new Map<string, LeaseHandle>();
-  private readonly acquiring = new Map<string, Promise<boolean>>();
+  private readonly acquiring = new Map<string, InFlight>();
+  /** Every hold granted and not yet released or lost, preempted ones (gone from `handles`) too. */
+  private readonly unreleased = new Set<LeaseHandle>();
   private preemptionHandler: ((node: string, kind: DisruptionKind, preemptedBy: string) => void | Promise<void>) | undefined;
 
   constructor(private readonly o: CoordinatorLeaserOptions) {
@@ -67,16 +83,24 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
     if (existing && !existing.signal.aborted) return true;
     // Asked again while the first ask is in flight: share it. A second handle would renew on
     // unseen, holding the node after its release.
-    let pending = this.acquiring.get(key);
-    if (pending === undefined) {
-      pending = this.acquireOnce(node, kind, key).finally(() => this.acquiring.delete(key));
-      this.acquiring.set(key, pending);
+    const pending = this.acquiring.get(key);
+    if (pending !== undefined && !pending.releaseAsked) return pending.done;
+    // One being released: its grant must be let go before this one is asked for (Acquire is
+    // idempotent per holder, so that release would end this hold too).
+    if (pending !== undefined) {
+      await pending.done.catch(() => undefined);
+      await pending.lateRelease?.catch(() => undefined);
+      return this.acquire(node, kind);
     }
-    return pending;
+    const flight: InFlight = { done: Promise.resolve(false), releaseAsked: false };
+    flight.done = this.acquireOnce(node, kind, key, flight).finally(() => this.acquiring.delete(key));
+    this.acquiring.set(key, flight);
+    return flight.done;
   }
 
-  private async acquireOnce(node: string, kind: DisruptionKind, key: string): Promise<boolean> {
+  private async acquireOnce(node: string, kind: DisruptionKind, key: string, flight: InFlight): Promise<boolean> {
     this.handles.delete(key);
+    let granted: LeaseHandle | undefined;
     try {
       const handle = await acquireLease({
         address: this.o.address,
@@ -88,10 +112,21 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
         durationSeconds: this.o.durationSeconds ?? 60,
         timings: this.o.timings,
         watchPreemption: this.o.watchPreemption,
+        onStateChange: (state) => {
+          if (granted && (state === "released" || state === "lost")) this.unreleased.delete(granted);
+        },
         onPreempted: async (info) => {
           await Promise.all([this.o.onPreempted?.(node, kind, info.preemptedBy), this.preemptionHandler?.(node, kind, info.preemptedBy)]);
         },
       });
+      granted = handle;
+      this.unreleased.add(handle);
+      if (flight.releaseAsked) {
+        // Released before granted: let it go before its first renew, and report it not held.
+        flight.lateRelease = handle.release();
+        await flight.lateRelease.catch(() => undefined);
+        return false;
+      }
       this.handles.set(key, handle);
       handle.signal.addEventListener("abort", () => {
         if (this.handles.get(key) === handle) this.handles.delete(key);
@@ -108,6 +143,12 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
 
   async release(node: string, kind: DisruptionKind): Promise<void> {
     const key = this.key(node, kind);
+    const flight = this.acquiring.get(key);
+    if (flight !== undefined) {
+      flight.releaseAsked = true;
+      await flight.done.catch(() => undefined);
+      await flight.lateRelease;
+    }
     const handle = this.handles.get(key);
     this.handles.delete(key);
     await handle?.release();
@@ -115,7 +156,20 @@ export class CoordinatorNodeLeaser implements NodeLeaser {
 
   /** Releases every hold and closes the connection. */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.handles.values()].map((h) => h.release()));
+    // Before the client closes, or a release could not be sent: the node would stay held until
+    // its lease expired. A preempted hold is released without waiting for its safe point.
+    const flights = [...this.acquiring.values()];
+    for (const flight of flights) flight.releaseAsked = true;
+    const letGo = Promise.allSettled([
+      ...flights.map(async (f) => {
+        await f.done.catch(() => undefined);
+        await f.lateRelease;
+      }),
+      ...[...this.unreleased].map((h) => h.release()),
+    ]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([letGo, new Promise((r) => (timer = setTimeout(r, CLOSE_RELEASE_MS)))]);
+    clearTimeout(timer);
     this.handles.clear();
     this.client.close();
   }

@@ -36,6 +36,8 @@ export interface FakeCoordinator {
   /** Sends a lease on every open Watch stream. */
   push(lease: NodeLease): void;
   stop(): Promise<void>;
+  /** Stops as a replica past its shutdown grace period: calls still open are cancelled (CANCELLED on the client). */
+  stopCancelling(): Promise<void>;
 }
 
 export function lease(node: string, holder: string, more: Partial<NodeLease> = {}): NodeLease {
@@ -97,5 +99,6 @@ export async function startFakeCoordinator(script: Script = {}, port = 0): Promi
       for (const { sessions } of http2.values()) for (const session of sessions) session.destroy();
       server.forceShutdown();
     },
+    stopCancelling: async () => server.forceShutdown(),
   };
 }

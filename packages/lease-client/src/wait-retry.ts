@@ -1,5 +1,6 @@
 // A waiting Acquire whose coordinator goes away mid-wait (a replica stopped or restarted: the
-// call fails UNAVAILABLE) is asked again within the same overall wait. The address is a Service,
+// call fails UNAVAILABLE, or CANCELLED when it outlived the replica's shutdown grace period) is
+// asked again within the same overall wait. The address is a Service,
 // so the retry reaches another replica, where the caller's entry in the shared wait queue keeps
 // its place. Acquire is idempotent per holder (a grant whose answer was lost is a renewal then).
 
