@@ -225,7 +225,7 @@ describe("high availability: two replicas of every service, leaders killed mid-u
       // does not retry the cut call, and the fail-closed webhook refuses it (with failurePolicy
       // Ignore, this is the cordon that got through).
       const cutByKill = cordons.filter(
-        (c) => c.status === 500 && c.message.includes(`failed calling webhook "node-disruptions.leases.lockstep.io"`) && c.at >= lcKilledAt - 6_000 && c.at <= lcKilledAt + 6_000,
+        (c) => c.status === 500 && c.message.includes(`failed calling webhook "node-disruptions.leases.lockstep.io"`) && c.at >= lcKilledAt - 6_000 && c.at <= lcKilledAt + 10_000,
       );
       expect(
         cordons.filter((c) => !refusedHeld.includes(c) && !cutByKill.includes(c)).map((c) => ({ ...c, at: new Date(c.at).toISOString() })),

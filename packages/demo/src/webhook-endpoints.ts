@@ -1,14 +1,20 @@
 // The lease webhook Service's endpoints, as Kubernetes keeps them: the lease-coordinator replicas
-// whose readiness probe passes. kube-sim asks for one per admission call; a replica that died or
-// turned stale (not ready) stops receiving calls within one probe period, as with a real Service.
+// whose readiness probe passes. kube-sim asks for one per admission call. A replica that died or
+// turned stale (not ready) keeps receiving calls for a while, as with a real Service: the kubelet
+// notices, the endpoints controller and kube-proxy follow, and until then the API server's calls
+// still reach the dead pod (connection refused or reset, which the webhook's failurePolicy decides).
 import type { ManagedProcess } from "@lockstep/launcher";
 
 /** How often each replica's /readyz is probed (a kubelet probes every 10 s by default; the demo is faster). */
 const PROBE_MS = 250;
+/** How long a replica that failed its probe stays routed to (a real Service's lag, a second or two). */
+export const ENDPOINT_LAG_MS = 1_500;
 
 export class WebhookEndpoints {
   private replicas: Array<{ process: ManagedProcess; http: number }> = [];
   private ready = new Set<number>();
+  /** When each replica first failed its probe (since its last pass). */
+  private failingSince = new Map<number, number>();
   private next = 0;
   private timer: NodeJS.Timeout | undefined;
 
@@ -46,8 +52,15 @@ export class WebhookEndpoints {
             ok = false;
           }
         }
-        if (ok) this.ready.add(i);
-        else this.ready.delete(i);
+        const now = Date.now();
+        if (ok) {
+          this.ready.add(i);
+          this.failingSince.delete(i);
+        } else {
+          const since = this.failingSince.get(i) ?? now;
+          this.failingSince.set(i, since);
+          if (now - since >= ENDPOINT_LAG_MS) this.ready.delete(i);
+        }
       }),
     );
   }
