@@ -12,15 +12,10 @@ export function within<T>(ms: number, p: Promise<T>, what: string, onLate?: (lat
       reject(new Error(`${what}: no answer within ${ms} ms`));
     }, ms);
   });
-  const settled = p.then(
-    (v) => {
-      if (timedOut) onLate?.(v);
-      return v;
-    },
-    (err: unknown) => {
-      throw err;
-    },
-  );
+  const settled = p.then((v) => {
+    if (timedOut) onLate?.(v);
+    return v;
+  });
   // A late rejection has nobody waiting for it: swallowed here, not reported as unhandled.
   settled.catch(() => {});
   return Promise.race([settled, late]).finally(() => clearTimeout(timer));

@@ -12,3 +12,9 @@ export function staleWarning(f: StateFreshness | undefined, service = "status-ag
   const why = f.heard ? "the watcher has not been heard from" : `the watcher has not been heard from since the ${service} started`;
   return `warning: Lockstep's view of the cluster is ${age} s old (${why}); what follows may be out of date`;
 }
+
+/** Writes the warning for a stale view on `out` (stderr), if there is one. */
+export function warnIfStale(f: StateFreshness | undefined, service = "status-aggregator", out: NodeJS.WritableStream = process.stderr): void {
+  const warning = staleWarning(f, service);
+  if (warning) out.write(`${warning}\n`);
+}

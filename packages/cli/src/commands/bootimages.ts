@@ -4,7 +4,7 @@ import { Metadata, type ServiceError } from "@grpc/grpc-js";
 import { addressHint, defaultAddress, serverAddress, serverHelp, type ServerAddress } from "../addresses.js";
 import { channelCredentials } from "../connection.js";
 import { grpcFailure } from "../exit-codes.js";
-import { staleWarning } from "../stale-warning.js";
+import { warnIfStale } from "../stale-warning.js";
 import { BootImageServiceClient, BootImageStatus, MachineSetPlan, type StateFreshness } from "@lockstep/contracts";
 import { type Command, Option } from "commander";
 import { stringify } from "yaml";
@@ -65,14 +65,12 @@ export async function runBootImages(target: string | ServerAddress, preview: boo
   try {
     if (preview) {
       const { plans, freshness } = await unary<{ plans: MachineSetPlan[]; freshness?: StateFreshness }>(client, "preview");
-      const warning = staleWarning(freshness, "bootimage-updater");
-      if (warning) warn.write(`${warning}\n`);
+      warnIfStale(freshness, "bootimage-updater", warn);
       return output === "text" ? formatPreview(plans) : structured({ plans: plans.map((p) => MachineSetPlan.toJSON(p)), ...(freshness ? { freshness } : {}) }, output);
     }
     const res = await unary<{ status?: BootImageStatus; freshness?: StateFreshness }>(client, "getStatus");
     if (!res.status) throw new Error("the bootimage-updater returned no status");
-    const warning = staleWarning(res.freshness, "bootimage-updater");
-    if (warning) warn.write(`${warning}\n`);
+    warnIfStale(res.freshness, "bootimage-updater", warn);
     if (output === "text") return formatStatus(res.status);
     const json = BootImageStatus.toJSON(res.status) as Record<string, unknown>;
     return structured(res.freshness ? { ...json, freshness: res.freshness } : json, output);

@@ -21,7 +21,7 @@ import { addressHint, defaultAddress, serverAddress, serverHelp } from "../addre
 import { versionArg } from "../args.js";
 import { callMetadata, channelCredentials, type ConnectionFlags } from "../connection.js";
 import { CliError, EXIT, grpcFailure } from "../exit-codes.js";
-import { staleWarning } from "../stale-warning.js";
+import { warnIfStale } from "../stale-warning.js";
 
 export const DEFAULT_LEASE_ADDR = defaultAddress("lease-coordinator");
 
@@ -140,11 +140,6 @@ function structured(value: unknown, output: Output): string {
   return output === "json" ? `${JSON.stringify(value, null, 2)}\n` : stringify(value);
 }
 
-function warnIfStale(freshness: StateFreshness | undefined): void {
-  const warning = staleWarning(freshness, "lease-coordinator");
-  if (warning) process.stderr.write(`${warning}\n`);
-}
-
 function connectionOptions(cmd: Command): Command {
   return cmd.option("--server <addr>", SERVER_HELP).option("--token <token>", TOKEN_HELP).option("--kubeconfig <file>", KUBECONFIG_HELP);
 }
@@ -156,7 +151,7 @@ export function register(program: Command): void {
     .addOption(outputOption())
     .action(async (flags: Flags & { operation?: OperationType; pool?: string; output?: Output }) => {
       const res = await rpc<ListResponse>(flags, "list", { operation: flags.operation ?? OperationType.OPERATION_TYPE_UNSPECIFIED, pool: flags.pool ?? "" });
-      warnIfStale(res.freshness);
+      warnIfStale(res.freshness, "lease-coordinator");
       const freshness = res.freshness ? { freshness: StateFreshness.toJSON(res.freshness) } : {};
       process.stdout.write(flags.output ? structured({ ...leasesAsData(res.leases), ...freshness }, flags.output) : formatLeases(res.leases));
     });
@@ -210,7 +205,7 @@ export function register(program: Command): void {
     .addOption(outputOption())
     .action(async (version: string | undefined, flags: Flags & { output?: Output }) => {
       const res = await rpc<PreflightUpgradeResponse>(flags, "preflightUpgrade", { targetVersion: version ?? "" });
-      warnIfStale(res.freshness);
+      warnIfStale(res.freshness, "lease-coordinator");
       const freshness = res.freshness ? { freshness: StateFreshness.toJSON(res.freshness) } : {};
       if (flags.output) process.stdout.write(structured({ warnings: res.warnings.map((w) => Warning.toJSON(w)), held: res.held.map((l) => NodeLease.toJSON(l)), ...freshness }, flags.output));
       else if (res.warnings.length === 0) process.stdout.write(`No warnings${version ? ` for an upgrade to ${version}` : ""}: no node is held.\n`);

@@ -7,7 +7,7 @@ import { tabwrite } from "@lockstep/insights";
 import { type Command, Option } from "commander";
 import { stringify } from "yaml";
 import { statusServerAddress, unary } from "./status/live.js";
-import { staleWarning } from "../stale-warning.js";
+import { warnIfStale } from "../stale-warning.js";
 
 export function formatPolicies(res: ListEffectivePoliciesResponse): string {
   let table = "KIND\tKEY\tACTIONS\tPOLICY\n";
@@ -31,8 +31,7 @@ export function register(program: Command): void {
       const client = new DisruptionServiceClient(addr.address, channelCredentials());
       try {
         const res = await unary(client.listEffectivePolicies.bind(client), {}, addr);
-        const warning = staleWarning(res.freshness);
-        if (warning) process.stderr.write(`${warning}\n`);
+        warnIfStale(res.freshness);
         if (flags.output === "json") process.stdout.write(`${JSON.stringify(ListEffectivePoliciesResponse.toJSON(res), null, 2)}\n`);
         else if (flags.output === "yaml") process.stdout.write(stringify(ListEffectivePoliciesResponse.toJSON(res)));
         else process.stdout.write(formatPolicies(res));

@@ -10,7 +10,7 @@ import { type Command, Option } from "commander";
 import { stringify } from "yaml";
 import { CliError, EXIT } from "../exit-codes.js";
 import { statusServerAddress, unary } from "./status/live.js";
-import { staleWarning } from "../stale-warning.js";
+import { warnIfStale } from "../stale-warning.js";
 
 interface PreviewFlags {
   file: string;
@@ -73,8 +73,7 @@ export function register(program: Command): void {
       const client = new DisruptionServiceClient(addr.address, channelCredentials());
       try {
         const res = await unary(client.previewConfigChange.bind(client), req, addr);
-        const warning = staleWarning(res.freshness);
-        if (warning) process.stderr.write(`${warning}\n`);
+        warnIfStale(res.freshness);
         if (flags.output === "json") process.stdout.write(`${JSON.stringify(PreviewConfigChangeResponse.toJSON(res), null, 2)}\n`);
         else if (flags.output === "yaml") process.stdout.write(stringify(PreviewConfigChangeResponse.toJSON(res)));
         else process.stdout.write(formatPreview(res.nodes));

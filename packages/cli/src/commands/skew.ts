@@ -5,8 +5,8 @@ import { addressHint, defaultAddress, serverAddress, serverHelp, type ServerAddr
 import { versionArg } from "../args.js";
 import { channelCredentials } from "../connection.js";
 import { EXIT, grpcFailure } from "../exit-codes.js";
-import { staleWarning } from "../stale-warning.js";
-import { type CheckUpgradeRequest, type CheckUpgradeResponse, type GetSkewReportRequest, type GetSkewReportResponse, type SkewReport, SkewServiceClient, type StateFreshness } from "@lockstep/contracts";
+import { warnIfStale } from "../stale-warning.js";
+import { type CheckUpgradeRequest, type CheckUpgradeResponse, type GetSkewReportRequest, type GetSkewReportResponse, type SkewReport, SkewServiceClient } from "@lockstep/contracts";
 import { type Command, Option } from "commander";
 import { stringify } from "yaml";
 
@@ -78,11 +78,6 @@ export function renderCheckUpgrade(target: string, r: CheckUpgradeResponse): str
   return out;
 }
 
-function warnIfStale(res: { freshness?: StateFreshness | undefined }, warn: NodeJS.WritableStream): void {
-  const warning = staleWarning(res.freshness, "skew-enforcer");
-  if (warning) warn.write(`${warning}\n`);
-}
-
 /**
  * `lockstep skew`: the report, as text or structured (the report's fields, and `freshness` when the
  * enforcer says how old its view is). A stale view is warned of on `warn` (stderr).
@@ -90,7 +85,7 @@ function warnIfStale(res: { freshness?: StateFreshness | undefined }, warn: Node
 export async function runSkew(addr: string | ServerAddress, output: Output = "text", warn: NodeJS.WritableStream = process.stderr): Promise<string> {
   const res = await unary<GetSkewReportRequest, GetSkewReportResponse>(addr, (c, req, deadline, cb) => c.getSkewReport(req, new Metadata(), { deadline }, cb), {});
   if (!res.report) throw new Error(`skew-enforcer at ${typeof addr === "string" ? addr : addr.address} returned no report`);
-  warnIfStale(res, warn);
+  warnIfStale(res.freshness, "skew-enforcer", warn);
   if (output === "text") return renderSkewReport(res.report);
   return structured(res.freshness ? { ...res.report, freshness: res.freshness } : res.report, output);
 }
@@ -111,7 +106,7 @@ export async function runCheckUpgrade(
     (c, req, deadline, cb) => c.checkUpgrade(req, new Metadata(), { deadline }, cb),
     { targetVersion: version, force },
   );
-  warnIfStale(res, warn);
+  warnIfStale(res.freshness, "skew-enforcer", warn);
   return { text: output === "text" ? renderCheckUpgrade(version, res) : structured(res, output), exitCode: res.allowed ? 0 : EXIT_BLOCKED };
 }
 

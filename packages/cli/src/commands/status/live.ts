@@ -10,7 +10,7 @@ import { type CliError, grpcFailure } from "../../exit-codes.js";
 import { leanClient, type StateFreshness, UpdateStatus, UpdateStatusServiceClient, type WatchUpdateStatusResponse } from "@lockstep/contracts";
 import type { Details } from "@lockstep/insights";
 import { stringify } from "yaml";
-import { staleWarning } from "../../stale-warning.js";
+import { staleWarning, warnIfStale } from "../../stale-warning.js";
 
 export const DEFAULT_STATUS_ADDR = defaultAddress("status-aggregator");
 /** grpc-js refuses answers over 4 MiB by default; 64 MiB holds the node insights of ~200,000 nodes. */
@@ -76,8 +76,7 @@ export async function runLive(options: LiveOptions, out: NodeJS.WritableStream =
     };
     if (!options.watch) {
       const res = options.output === "text" ? await rendered() : await unary(client.getUpdateStatus.bind(client), { omitNodes: false }, addr);
-      const warning = staleWarning(res.freshness);
-      if (warning) warn.write(`${warning}\n`);
+      warnIfStale(res.freshness, undefined, warn);
       out.write("text" in res ? res.text : structured(res.status, options.output as "json" | "yaml", res.freshness));
       return { stale: res.freshness?.stale === true };
     }
