@@ -1,11 +1,10 @@
 import type { ClusterVersionState, PoolState } from "@lockstep/contracts";
 import { isConditionTrue } from "./conditions.js";
-import { type PoolTally, PROGRESS_FIELDS, tallyNodes } from "./node-tally.js";
-import { type MachineConfigLookup, releaseOf, type SkewNode, sortPools } from "./pools.js";
-import type { SkewRuleInputs } from "./rule-inputs.js";
+import { type PoolTally, tallyNodes, type TallyNode } from "./node-tally.js";
+import { type MachineConfigLookup, releaseOf, sortPools } from "./pools.js";
 
-/** What evaluateCompletion reads (pools and the ClusterVersion whole); its nodes' progress through the tally. */
-export const COMPLETION_INPUTS = { node: { mco: PROGRESS_FIELDS }, machineConfig: ["releaseImageVersion"] } as const satisfies SkewRuleInputs;
+// evaluateCompletion reads pools and the ClusterVersion whole, its nodes only through the tally
+// (NODE_TALLY_INPUTS), its MachineConfigs only through releaseOf (RELEASE_INPUTS).
 
 export type IncompleteCause = "Degraded" | "Paused" | "InProgress";
 
@@ -36,7 +35,7 @@ export interface CompletionInputs {
   readonly clusterVersion: ClusterVersionState | undefined;
   readonly pools: readonly PoolState[];
   /** The nodes, or their tally by pool as a NodeTally keeps it current (the same pools). */
-  readonly nodes: readonly SkewNode[] | PoolTally;
+  readonly nodes: readonly TallyNode[] | PoolTally;
   readonly machineConfigs: MachineConfigLookup;
 }
 
@@ -46,7 +45,7 @@ const DEGRADED_STATES = new Set(["Degraded", "Unreconcilable"]);
  * A node runs the target when it has fully applied (state Done, current = desired) its pool's
  * target rendered config and that config belongs to the target release.
  */
-function atTarget(mco: SkewNode["mco"], pool: PoolState, targetRendersTarget: boolean): boolean {
+function atTarget(mco: TallyNode["mco"], pool: PoolState, targetRendersTarget: boolean): boolean {
   return (
     targetRendersTarget &&
     !!mco &&
@@ -77,7 +76,7 @@ export function evaluateCompletion(inputs: CompletionInputs): Completion {
   const target = inputs.clusterVersion?.desired?.version ?? "";
   const newest = inputs.clusterVersion?.history[0];
   const controlPlaneComplete = target !== "" && newest?.version === target && newest.state === "Completed";
-  const tally = Array.isArray(inputs.nodes) ? tallyNodes(inputs.nodes as readonly SkewNode[], inputs.pools) : (inputs.nodes as PoolTally);
+  const tally = Array.isArray(inputs.nodes) ? tallyNodes(inputs.nodes as readonly TallyNode[], inputs.pools) : (inputs.nodes as PoolTally);
   const pools = sortPools(inputs.pools).map((pool): PoolCompletion => {
     const targetRelease = releaseOf(pool.targetConfig, inputs.machineConfigs);
     const rendersTarget = target !== "" && targetRelease === target;

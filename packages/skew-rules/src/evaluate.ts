@@ -11,7 +11,8 @@ import { type Completion, evaluateCompletion } from "./completion.js";
 import { docsMinor } from "./docs-minor.js";
 import { assessPools, type PoolLagAssessment } from "./pool-lag.js";
 import type { PoolTally } from "./node-tally.js";
-import type { MachineConfigLookup, SkewNode } from "./pools.js";
+import type { MachineConfigLookup } from "./pools.js";
+import type { SkewNode } from "./rule-inputs.js";
 import type { SkewSettings } from "./settings.js";
 import { evaluateUpgradeable, type UpgradeableVerdict } from "./upgradeable.js";
 

@@ -16,3 +16,4 @@ export * from "./scale-up.js";
 export * from "./cluster-operator.js";
 export * from "./stale.js";
 export * from "./rule-inputs.js";
+export type { NodeOf, MachineConfigOf, McoFieldOf, MachineConfigFieldOf } from "./reads.js";

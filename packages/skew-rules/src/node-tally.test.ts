@@ -2,7 +2,7 @@ import type { PoolState } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
 import { node, pool } from "./fixtures.js";
 import { NodeTally, type PoolTally, tallyNodes } from "./node-tally.js";
-import type { SkewNode } from "./pools.js";
+import type { SkewNode } from "./rule-inputs.js";
 
 /** A tally as sorted plain data, to compare two by value. */
 function plain(t: PoolTally): Array<[string, Array<[string, unknown, number]>]> {

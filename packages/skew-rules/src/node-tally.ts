@@ -2,38 +2,43 @@
 // reads. A rolling update moves thousands of nodes, but they fall into a handful of such classes, so
 // an evaluation reads a few counts per pool instead of walking every node.
 import type { MachineConfigDaemonState, PoolState } from "@lockstep/contracts";
-import { primaryPoolOf, type SkewNode } from "./pools.js";
+import { primaryPoolOf } from "./pools.js";
+import type { NodeOf, SkewRuleInputs } from "./reads.js";
 
 /**
- * A node's MCO progress: the fields completion reads of a node, through the tally (its
- * COMPLETION_INPUTS). A class holds these fields and nothing else.
+ * A node's MCO progress: the fields completion reads of a node, through the tally. A class holds
+ * these fields and nothing else.
  */
 export const PROGRESS_FIELDS = ["state", "currentConfig", "desiredConfig"] as const satisfies readonly (keyof MachineConfigDaemonState)[];
 export type ProgressField = (typeof PROGRESS_FIELDS)[number];
 
+/** What the tally reads of a node: its labels (its pool, by primaryPoolOf) and its progress. */
+export const NODE_TALLY_INPUTS = { node: { labels: "all", mco: PROGRESS_FIELDS } } as const satisfies SkewRuleInputs;
+export type TallyNode = NodeOf<typeof NODE_TALLY_INPUTS>;
+
 /** Nodes sharing one MCO progress (undefined: the node carries no MCO annotations). */
 export interface ProgressClass {
-  readonly mco: SkewNode["mco"];
+  readonly mco: TallyNode["mco"];
   readonly count: number;
 }
 
 /** Per pool (every pool present), its members by progress class; classes with no node are absent. */
 export type PoolTally = ReadonlyMap<string, ReadonlyMap<string, ProgressClass>>;
 
-function classKey(mco: SkewNode["mco"]): string {
+function classKey(mco: TallyNode["mco"]): string {
   if (mco === undefined) return "";
   let key = "+";
   for (let i = 0; i < PROGRESS_FIELDS.length; i++) key += (i === 0 ? "" : "\n") + mco[PROGRESS_FIELDS[i]!];
   return key;
 }
 
-function progressOf(mco: NonNullable<SkewNode["mco"]>): NonNullable<SkewNode["mco"]> {
+function progressOf(mco: NonNullable<TallyNode["mco"]>): NonNullable<TallyNode["mco"]> {
   const out: Partial<Record<ProgressField, string>> = {};
   for (const f of PROGRESS_FIELDS) out[f] = mco[f];
-  return out as NonNullable<SkewNode["mco"]>;
+  return out as NonNullable<TallyNode["mco"]>;
 }
 
-function add(tally: Map<string, Map<string, { mco: SkewNode["mco"]; count: number }>>, pool: string | undefined, key: string, mco: SkewNode["mco"], delta: 1 | -1): void {
+function add(tally: Map<string, Map<string, { mco: TallyNode["mco"]; count: number }>>, pool: string | undefined, key: string, mco: TallyNode["mco"], delta: 1 | -1): void {
   if (pool === undefined) return;
   const classes = tally.get(pool);
   if (!classes) return;
@@ -47,8 +52,8 @@ function add(tally: Map<string, Map<string, { mco: SkewNode["mco"]; count: numbe
 }
 
 /** The tally computed from scratch. */
-export function tallyNodes(nodes: readonly SkewNode[], pools: readonly PoolState[]): PoolTally {
-  const tally = new Map(pools.map((p) => [p.name, new Map<string, { mco: SkewNode["mco"]; count: number }>()]));
+export function tallyNodes(nodes: readonly TallyNode[], pools: readonly PoolState[]): PoolTally {
+  const tally = new Map(pools.map((p) => [p.name, new Map<string, { mco: TallyNode["mco"]; count: number }>()]));
   for (const n of nodes) add(tally, primaryPoolOf(n, pools), classKey(n.mco), n.mco, 1);
   return tally;
 }
@@ -65,8 +70,8 @@ function selectorsOf(pools: readonly PoolState[]): string {
 export class NodeTally {
   private pools: readonly PoolState[] = [];
   private selectors = selectorsOf([]);
-  private readonly nodes = new Map<string, { node: SkewNode; pool: string | undefined }>();
-  private counts = new Map<string, Map<string, { mco: SkewNode["mco"]; count: number }>>();
+  private readonly nodes = new Map<string, { node: TallyNode; pool: string | undefined }>();
+  private counts = new Map<string, Map<string, { mco: TallyNode["mco"]; count: number }>>();
 
   get tally(): PoolTally {
     return this.counts;
@@ -85,7 +90,7 @@ export class NodeTally {
     }
   }
 
-  put(node: SkewNode): void {
+  put(node: TallyNode): void {
     this.delete(node.name);
     const e = { node, pool: primaryPoolOf(node, this.pools) };
     this.nodes.set(node.name, e);

@@ -1,10 +1,8 @@
 import type { PoolState } from "@lockstep/contracts";
 import { isConditionTrue } from "./conditions.js";
 import { findMasterPool, type MachineConfigLookup, releaseOf, sortPools } from "./pools.js";
-import type { SkewRuleInputs } from "./rule-inputs.js";
 
-/** What assessPools reads (pools whole). */
-export const POOL_LAG_INPUTS = { machineConfig: ["releaseImageVersion"] } as const satisfies SkewRuleInputs;
+// assessPools reads pools whole, MachineConfigs only through releaseOf (RELEASE_INPUTS).
 
 /** Where one pool stands against the control plane (mco-behaviors.md §5.6 rule 1). */
 export interface PoolAssessment {

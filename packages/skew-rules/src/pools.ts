@@ -1,22 +1,16 @@
-import type { MachineConfigDaemonState, MachineConfigState, PoolState } from "@lockstep/contracts";
-import type { SkewMachineConfigField, SkewMcoField, SkewRuleInputs } from "./rule-inputs.js";
+import type { PoolState } from "@lockstep/contracts";
+import type { MachineConfigOf, NodeOf, SkewRuleInputs } from "./reads.js";
 import { selectorIsEmpty, selectorMatches } from "./selector.js";
 
-/** What the rules read of a rendered MachineConfig (their declarations, merged in rule-inputs.ts). */
-export type SkewMachineConfig = Pick<MachineConfigState, "name" | SkewMachineConfigField>;
+/** What primaryPoolOf reads of a node (pools whole). */
+export const POOL_MEMBERSHIP_INPUTS = { node: { labels: "all" } } as const satisfies SkewRuleInputs;
+export type MembershipNode = NodeOf<typeof POOL_MEMBERSHIP_INPUTS>;
+
+/** What releaseOf reads of a rendered MachineConfig: the rules read MachineConfigs only through it. */
+export const RELEASE_INPUTS = { machineConfig: ["releaseImageVersion"] } as const satisfies SkewRuleInputs;
 
 /** Rendered MachineConfigs by name, as read from the state plane. */
-export type MachineConfigLookup = ReadonlyMap<string, SkewMachineConfig>;
-
-/** What the rules read of a node: its pool comes from its labels, its progress from MCO annotations (the declared fields). */
-export interface SkewNode {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly mco?: Readonly<Pick<MachineConfigDaemonState, SkewMcoField>> | undefined;
-}
-
-/** What primaryPoolOf reads. */
-export const POOL_MEMBERSHIP_INPUTS = { node: { labels: "all" } } as const satisfies SkewRuleInputs;
+export type MachineConfigLookup = ReadonlyMap<string, MachineConfigOf<typeof RELEASE_INPUTS>>;
 
 export const MASTER_POOL = "master";
 export const WORKER_POOL = "worker";
@@ -51,7 +45,7 @@ export function sortPools<T extends { name: string }>(pools: readonly T[]): T[] 
  * several custom pools belongs to none (upstream refuses to manage it). Pools with an empty
  * selector are ignored (upstream's `SelectingAll`).
  */
-export function primaryPoolOf(node: Pick<SkewNode, "labels">, pools: readonly PoolState[]): string | undefined {
+export function primaryPoolOf(node: MembershipNode, pools: readonly PoolState[]): string | undefined {
   const matching = pools.filter((p) => !selectorIsEmpty(p.nodeSelector) && selectorMatches(p.nodeSelector, node.labels));
   if (matching.some((p) => p.name === MASTER_POOL)) return MASTER_POOL;
   const custom = matching.filter((p) => p.name !== WORKER_POOL);
@@ -61,7 +55,7 @@ export function primaryPoolOf(node: Pick<SkewNode, "labels">, pools: readonly Po
 }
 
 /** Members of every pool, keyed by pool name (every pool present, possibly with no nodes). */
-export function nodesByPool<N extends SkewNode>(nodes: readonly N[], pools: readonly PoolState[]): Map<string, N[]> {
+export function nodesByPool<N extends MembershipNode>(nodes: readonly N[], pools: readonly PoolState[]): Map<string, N[]> {
   const members = new Map<string, N[]>(pools.map((p) => [p.name, []]));
   for (const node of [...nodes].sort(byName)) {
     const pool = primaryPoolOf(node, pools);

@@ -1,39 +1,35 @@
-// What the skew rules read of the kinds the enforcer keeps only part of (nodes, MachineConfigs),
-// declared beside each rule (POOL_MEMBERSHIP_INPUTS, COMPLETION_INPUTS, POOL_LAG_INPUTS) and merged
-// here into the StateCache projections: a rule that starts reading a field declares it, and the
-// projection keeps it, so its changes are not dropped. Every other kind is kept whole.
-import type { MachineConfigDaemonState, MachineConfigState, NodeState } from "@lockstep/contracts";
-import { COMPLETION_INPUTS } from "./completion.js";
-import { POOL_LAG_INPUTS } from "./pool-lag.js";
-import { POOL_MEMBERSHIP_INPUTS, type SkewMachineConfig, type SkewNode } from "./pools.js";
+// The skew rules' declarations (reads.ts: POOL_MEMBERSHIP_INPUTS, NODE_TALLY_INPUTS, RELEASE_INPUTS,
+// each beside its rule) merged into the StateCache projections of the kinds the enforcer keeps only
+// part of (nodes, MachineConfigs). Each rule's input type is picked from its own declaration, so a
+// rule that reads another field does not compile; the projections keep the union, so what a rule
+// reads is never dropped. Every other kind is kept whole.
+import type { MachineConfigState, NodeState } from "@lockstep/contracts";
+import { NODE_TALLY_INPUTS, type TallyNode } from "./node-tally.js";
+import { type MembershipNode, POOL_MEMBERSHIP_INPUTS, RELEASE_INPUTS } from "./pools.js";
+import type { MachineConfigFieldOf, MachineConfigOf, McoFieldOf, SkewRuleInputs } from "./reads.js";
 
-/** What one rule reads of a node and of a MachineConfig (the name of each is always kept). */
-export interface SkewRuleInputs {
-  readonly node?: {
-    /** Every label: pools select nodes by arbitrary selectors. */
-    readonly labels?: "all";
-    readonly mco?: readonly (keyof MachineConfigDaemonState)[];
-  };
-  readonly machineConfig?: readonly (keyof MachineConfigState)[];
-}
+export type { SkewRuleInputs } from "./reads.js";
 
-type McoOf<T> = T extends { node: { mco: readonly (infer F)[] } } ? F : never;
-type MachineConfigOf<T> = T extends { machineConfig: readonly (infer F)[] } ? F : never;
-type Declared = typeof POOL_MEMBERSHIP_INPUTS | typeof COMPLETION_INPUTS | typeof POOL_LAG_INPUTS;
+const DECLARED = [POOL_MEMBERSHIP_INPUTS, NODE_TALLY_INPUTS, RELEASE_INPUTS] as const satisfies readonly SkewRuleInputs[];
+type Declared = (typeof DECLARED)[number];
+
 /** The MCO fields some rule declares. */
-export type SkewMcoField = McoOf<Declared>;
+export type SkewMcoField = McoFieldOf<Declared>;
 /** The MachineConfig fields some rule declares. */
-export type SkewMachineConfigField = MachineConfigOf<Declared>;
+export type SkewMachineConfigField = MachineConfigFieldOf<Declared>;
 
-const DECLARED: readonly SkewRuleInputs[] = [POOL_MEMBERSHIP_INPUTS, COMPLETION_INPUTS, POOL_LAG_INPUTS];
+/** A node as the skew-enforcer keeps it: what every rule reading nodes reads. */
+export type SkewNode = MembershipNode & TallyNode;
+/** A MachineConfig as the skew-enforcer keeps it. */
+export type SkewMachineConfig = MachineConfigOf<typeof RELEASE_INPUTS>;
 
 /** Everything the skew rules read of a node and a MachineConfig. */
 export const SKEW_INPUTS = {
   node: {
-    labels: DECLARED.some((d) => d.node?.labels === "all"),
-    mco: [...new Set(DECLARED.flatMap((d) => d.node?.mco ?? []))] as readonly SkewMcoField[],
+    labels: DECLARED.some((d: SkewRuleInputs) => d.node?.labels === "all"),
+    mco: [...new Set(DECLARED.flatMap((d: SkewRuleInputs) => d.node?.mco ?? []))] as readonly SkewMcoField[],
   },
-  machineConfig: [...new Set(DECLARED.flatMap((d) => d.machineConfig ?? []))] as readonly SkewMachineConfigField[],
+  machineConfig: [...new Set(DECLARED.flatMap((d: SkewRuleInputs) => d.machineConfig ?? []))] as readonly SkewMachineConfigField[],
 } as const;
 
 const NO_LABELS: Readonly<Record<string, string>> = {};
