@@ -13,14 +13,13 @@ import {
 } from "./annotations.js";
 import { goQuote } from "./go-quote.js";
 import { MINUTE, ZERO_TIME, isZeroTime, parseTime } from "./time.js";
-import type { RuleInputs } from "./rule-inputs.js";
-import type { MachineConfigPool, Node } from "./types.js";
+import { hasKey, type KeysRead, type NodeOf, type PoolOf, type RuleInputs } from "./reads.js";
 
 const READY = "Ready";
 const DISK_PRESSURE = "DiskPressure";
 const NETWORK_UNAVAILABLE = "NetworkUnavailable";
 
-/** What assessAvailability (and poolOsImage) read; see rule-inputs.ts. */
+/** What assessAvailability (and poolOsImage) read; the types below are picked from it (reads.ts). */
 export const NODE_AVAILABILITY_INPUTS = {
   node: {
     annotations: [CURRENT_CONFIG, DESIRED_CONFIG, CURRENT_IMAGE, DESIRED_IMAGE, MCD_STATE],
@@ -29,6 +28,9 @@ export const NODE_AVAILABILITY_INPUTS = {
   },
   pool: { labels: [LAYERING_ENABLED_LABEL], annotations: [POOL_OS_IMAGE] },
 } as const satisfies RuleInputs;
+export type AvailabilityNode = NodeOf<typeof NODE_AVAILABILITY_INPUTS>;
+export type AvailabilityPool = PoolOf<typeof NODE_AVAILABILITY_INPUTS>;
+type Annotations = KeysRead<(typeof NODE_AVAILABILITY_INPUTS)["node"]["annotations"][number]>;
 
 export const REASON_NOT_READY = "Not ready";
 export const REASON_DISK_PRESSURE = "Disk pressure";
@@ -50,10 +52,7 @@ export interface NodeAvailability {
   reasons: UnavailableReason[];
 }
 
-const hasKey = (m: Record<string, string> | null | undefined, k: string): boolean =>
-  m !== null && m !== undefined && Object.prototype.hasOwnProperty.call(m, k);
-
-function isNodeDone(ann: Record<string, string>): boolean {
+function isNodeDone(ann: Annotations): boolean {
   const current = ann[CURRENT_CONFIG] ?? "";
   const desired = ann[DESIRED_CONFIG] ?? "";
   if (current === "" || desired === "" || current !== desired) return false;
@@ -68,14 +67,14 @@ function isNodeDone(ann: Record<string, string>): boolean {
 }
 
 /** The pool's OS image when it is layered and has one, else undefined. */
-export function poolOsImage(pool: MachineConfigPool): string | undefined {
+export function poolOsImage(pool: AvailabilityPool): string | undefined {
   if (!hasKey(pool.metadata.labels, LAYERING_ENABLED_LABEL)) return undefined;
   const image = pool.metadata.annotations?.[POOL_OS_IMAGE] ?? "";
   return image === "" ? undefined : image;
 }
 
-export function assessAvailability(node: Node, pool: MachineConfigPool): NodeAvailability {
-  const ann = node.metadata.annotations ?? {};
+export function assessAvailability(node: AvailabilityNode, pool: AvailabilityPool): NodeAvailability {
+  const ann: Annotations = node.metadata.annotations ?? {};
   const reasons: UnavailableReason[] = [];
   for (const c of node.status?.conditions ?? []) {
     const base = { message: c.message ?? "", since: parseTime(c.lastTransitionTime) };

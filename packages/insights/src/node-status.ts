@@ -16,10 +16,10 @@ import {
 } from "./annotations.js";
 import { findCondition } from "./conditions.js";
 import { isMultiArch } from "./history.js";
-import { assessAvailability, reasonString, unavailableSince, type NodeAvailability } from "./node-availability.js";
+import { assessAvailability, type AvailabilityNode, type AvailabilityPool, reasonString, unavailableSince, type NodeAvailability } from "./node-availability.js";
 import type { NodeAssessment, NodePhase, NodeRecord } from "./model.js";
-import type { RuleInputs } from "./rule-inputs.js";
-import type { ClusterVersion, MachineConfig, MachineConfigPool, Node } from "./types.js";
+import { hasKey, type KeysRead, type MachineConfigOf, type NodeOf, type PoolOf, type RuleInputs } from "./reads.js";
+import type { ClusterVersion } from "./types.js";
 
 /**
  * What evaluateNode reads itself (assessAvailability declares its own); of the ClusterVersion it
@@ -30,6 +30,11 @@ export const NODE_STATUS_INPUTS = {
   pool: { configuration: true, paused: true },
   machineConfig: { annotations: [RELEASE_IMAGE_VERSION] },
 } as const satisfies RuleInputs;
+/** A node as evaluateNode sees it: its own reads and assessAvailability's. */
+export type StatusNode = NodeOf<typeof NODE_STATUS_INPUTS> & AvailabilityNode;
+export type StatusPool = PoolOf<typeof NODE_STATUS_INPUTS> & AvailabilityPool;
+export type StatusMachineConfig = MachineConfigOf<typeof NODE_STATUS_INPUTS>;
+type Annotations = KeysRead<(typeof NODE_STATUS_INPUTS)["node"]["annotations"][number]>;
 
 export interface ClusterContext {
   /** history[0].version; undefined with an empty history (then nothing equals it). */
@@ -40,7 +45,7 @@ export interface ClusterContext {
 }
 
 /** A MachineConfig's entry in ClusterContext.mcVersions. */
-export function machineConfigVersion(mc: MachineConfig): string {
+export function machineConfigVersion(mc: StatusMachineConfig): string {
   return mc.metadata.annotations?.[RELEASE_IMAGE_VERSION] ?? "";
 }
 
@@ -66,11 +71,8 @@ export interface NodeEvaluation {
   availability: NodeAvailability;
 }
 
-const hasKey = (m: Record<string, string> | null | undefined, k: string): boolean =>
-  m !== null && m !== undefined && Object.prototype.hasOwnProperty.call(m, k);
-
 /** Draining: a drain was requested and not yet applied, or the node updates while the MCD still says Done. */
-export function isDraining(ann: Record<string, string>, isUpdating: boolean): boolean {
+export function isDraining(ann: Annotations, isUpdating: boolean): boolean {
   const desired = ann[DESIRED_DRAIN] ?? "";
   const applied = ann[LAST_APPLIED_DRAIN] ?? "";
   if (desired === "" || applied === "") return false;
@@ -106,8 +108,8 @@ export function ellipsizeNames(message: string, name: string): string {
   return message.split(name).join("<node>");
 }
 
-export function evaluateNode(node: Node, pool: MachineConfigPool, ctx: ClusterContext): NodeEvaluation {
-  const ann = node.metadata.annotations ?? {};
+export function evaluateNode(node: StatusNode, pool: StatusPool, ctx: ClusterContext): NodeEvaluation {
+  const ann: Annotations = node.metadata.annotations ?? {};
   const name = node.metadata.name;
   const lookup = (mc: string): { version: string; found: boolean } => {
     const version = ctx.mcVersions.get(mc) ?? "";

@@ -1,42 +1,18 @@
 // What the status rules read, declared beside each rule (NODE_AVAILABILITY_INPUTS, NODE_STATUS_INPUTS,
-// POOL_ASSIGNMENT_INPUTS) and merged here. Whoever keeps or compares only part of an object (the
-// aggregator's node projection and its re-evaluation keys) derives what it keeps from these, so a
-// rule that starts reading a field cannot have that field's changes dropped on the way.
+// POOL_ASSIGNMENT_INPUTS; each rule's input types are picked from its declaration, reads.ts) and
+// merged here. Whoever keeps or compares only part of an object (the aggregator's node projection and
+// its re-evaluation keys) derives what it keeps from these, so a rule cannot read a field (it would
+// not compile) whose changes are dropped on the way.
 // Pure; the derived functions are built once, by the caller, at module load.
 import type { MachineConfigDaemonState } from "@lockstep/contracts";
 import { ANNOTATION_SOURCES } from "./from-state.js";
 import { POOL_ASSIGNMENT_INPUTS } from "./assign-pools.js";
 import { NODE_AVAILABILITY_INPUTS } from "./node-availability.js";
 import { NODE_STATUS_INPUTS } from "./node-status.js";
+import type { RuleInputs } from "./reads.js";
 import type { MachineConfigPool } from "./types.js";
 
-/** What one rule reads, in the Kubernetes shape the rules see (the state form is derived). */
-export interface RuleInputs {
-  readonly node?: {
-    /** Every label: pools select nodes by arbitrary selectors. */
-    readonly labels?: "all";
-    /** Annotation keys. */
-    readonly annotations?: readonly string[];
-    /** Condition types (each condition is read whole). */
-    readonly conditions?: readonly string[];
-    readonly unschedulable?: boolean;
-  };
-  readonly pool?: {
-    /** spec.nodeSelector: decides which nodes the pool has. */
-    readonly nodeSelector?: boolean;
-    /** spec.configuration.name */
-    readonly configuration?: boolean;
-    /** spec.paused */
-    readonly paused?: boolean;
-    /** Label keys: their presence and value. */
-    readonly labels?: readonly string[];
-    /** Annotation keys: their presence and value. */
-    readonly annotations?: readonly string[];
-  };
-  readonly machineConfig?: {
-    readonly annotations?: readonly string[];
-  };
-}
+export type { RuleInputs } from "./reads.js";
 
 const union = (a: readonly string[] | undefined, b: readonly string[] | undefined): readonly string[] | undefined =>
   a === undefined && b === undefined ? undefined : [...new Set([...(a ?? []), ...(b ?? [])])];
