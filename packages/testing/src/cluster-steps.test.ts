@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { applyClusterStep, clusterSteps, loadWorld, type ClusterModel, type ClusterSink, type ClusterWorld } from "./cluster-steps.js";
+import { applyClusterStep, checkClusterSteps, clusterSteps, loadWorld, type ClusterModel, type ClusterSink, type ClusterWorld } from "./cluster-steps.js";
+import { RULE_VOCABULARY } from "./rule-vocabulary.js";
 
 interface Obj {
   name: string;
@@ -64,5 +65,44 @@ describe("cluster steps", () => {
     const before = structuredClone(w);
     for (let i = 0; i < 20; i++) applyClusterStep(w, mirror().sink, { kind: "node", target: i, where: i * 7, how: i * 3, what: i }, MODEL);
     expect(w.nodes).not.toEqual(before.nodes);
+  });
+
+  it("checkClusterSteps compares after the load and after every step, and fails on a difference", () => {
+    const seen: string[][] = [];
+    checkClusterSteps({
+      kinds: ["node", "addNode", "deleteNode"],
+      model: MODEL,
+      numRuns: 20,
+      variant: fc.boolean(),
+      start: (v) => {
+        const m = mirror();
+        const when: string[] = [typeof v];
+        seen.push(when);
+        const run = { world: world(), sink: m.sink, compare: (w: string) => (when.push(w), expect(m.w).toEqual(run.world)) };
+        return run;
+      },
+    });
+    expect(seen.length).toBeGreaterThanOrEqual(20);
+    for (const when of seen) expect(when.slice(0, 3)).toEqual(["boolean", "load", "step 0"]);
+    // An optimised path that drops deletions is caught.
+    expect(() =>
+      checkClusterSteps({
+        kinds: ["deleteNode"],
+        model: MODEL,
+        numRuns: 20,
+        start: () => {
+          const m = mirror();
+          const run = { world: world(), sink: { ...m.sink, node: (n: string, v: Obj | undefined) => v && m.sink.node(n, v) }, compare: () => expect(m.w).toEqual(run.world) };
+          return run;
+        },
+      }),
+    ).toThrow();
+  });
+
+  it("the rule vocabulary gives every field at least two values, so a change is never a no-op", () => {
+    for (const key of ["currentConfig", "state", "status", "operator", "type", "version", "image", "desiredDrain", "controlPlaneTopology", "anything"]) {
+      expect(new Set(RULE_VOCABULARY.words(key)).size, key).toBeGreaterThanOrEqual(2);
+    }
+    expect(RULE_VOCABULARY.mapKeys.length).toBeGreaterThanOrEqual(2);
   });
 });

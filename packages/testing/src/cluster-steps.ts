@@ -1,9 +1,10 @@
 // The harness of the property tests that compare an optimised path (projections, incremental
 // views, tallies) with a plain full evaluation: a small cluster (nodes, pools, MachineConfigs, the
 // ClusterVersion), arbitrary steps over it (a field of an object changed, a node added or deleted,
-// a pool gone or back), each applied to the world and to the optimised path alike. What the objects
-// look like and which values their fields take is the test's (ClusterModel); the shapes here are
-// generic, so this package stays free of the contracts.
+// a pool gone or back), each applied to the world and to the optimised path alike, and
+// checkClusterSteps, the one property every such test runs. What the objects look like is the
+// test's (ClusterModel); which values their fields take is usually RULE_VOCABULARY; the shapes here
+// are generic, so this package stays free of the contracts.
 import fc from "fast-check";
 import { changeField, type Change, type Vocabulary } from "./field-changes.js";
 
@@ -110,4 +111,43 @@ export function applyClusterStep<N, P, M, V>(w: ClusterWorld<N, P, M, V>, sink: 
       return;
     }
   }
+}
+
+/** One run of checkClusterSteps: the world, the optimised path's sink, and the comparison of the two. */
+export interface ClusterRun<N, P, M, V> {
+  world: ClusterWorld<N, P, M, V>;
+  sink: ClusterSink<N, P, M, V>;
+  /** Asserts the optimised path agrees with a full evaluation of `world` (`when`: "load" or "step i", for the message). */
+  compare(when: string): void;
+}
+
+export interface ClusterStepsProperty<N, P, M, V, T> {
+  /** Step kinds, as for clusterSteps (repeat a kind to draw it more often). */
+  kinds: readonly ClusterStepKind[];
+  model: ClusterModel<N, P, M, V>;
+  numRuns: number;
+  /** A further arbitrary input of a run (a variant of the world), handed to `start`. */
+  variant?: fc.Arbitrary<T>;
+  /** A fresh run: the world, and the optimised path set up but not yet given the world. */
+  start(variant: T): ClusterRun<N, P, M, V>;
+}
+
+/**
+ * The property of every optimised-path test: after the world is loaded, and after each arbitrary
+ * step, the optimised path agrees with a full evaluation (the run's `compare`).
+ */
+export function checkClusterSteps<N, P extends { name: string }, M extends { name: string }, V, T = undefined>(p: ClusterStepsProperty<N, P, M, V, T>): void {
+  const variant = p.variant ?? (fc.constant(undefined) as unknown as fc.Arbitrary<T>);
+  fc.assert(
+    fc.property(variant, clusterSteps(p.kinds), (v, steps) => {
+      const run = p.start(v);
+      loadWorld(run.world, run.sink);
+      run.compare("load");
+      for (const [i, s] of steps.entries()) {
+        applyClusterStep(run.world, run.sink, s, p.model);
+        run.compare(`step ${i}`);
+      }
+    }),
+    { numRuns: p.numRuns },
+  );
 }

@@ -6,6 +6,7 @@ export * from "./pki.js";
 export * from "./test-stack.js";
 export * from "./field-changes.js";
 export * from "./cluster-steps.js";
+export * from "./rule-vocabulary.js";
 export * from "./kubectl.js";
 export * from "./bare-metal-host-crd.js";
 export * from "./tcp-relay.js";
