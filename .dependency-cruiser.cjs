@@ -53,10 +53,18 @@ module.exports = {
       severity: "error",
       comment:
         "Import cycles make start-up order and module state depend on which file loads first. Cycles made " +
-        "only of type imports are allowed: they vanish at run time, and a rule's input type derived from the " +
-        "rules' own declarations (insights' and skew's rule-inputs.ts) is one by design.",
+        "only of type imports are allowed here (they vanish at run time); the pure packages have none (below).",
       from: {},
       to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } },
+    },
+    {
+      name: "no-circular-in-pure",
+      severity: "error",
+      comment:
+        "In a pure package not even a type-only cycle: the rules import what says how they declare their " +
+        "reads (reads.ts), never the file merging the declarations (rule-inputs.ts), which once made two.",
+      from: { path: `^packages/${alt(PURE)}/` },
+      to: { circular: true },
     },
     {
       name: "services-are-independent",
