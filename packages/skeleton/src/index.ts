@@ -11,8 +11,8 @@
  *   gRPC handlers in `api/`.
  */
 export { runService, startService, type ServiceContext, type ServiceParts, type ServiceSpec, type StartedService } from "./run-service.js";
-export { stateConsumer, withPlanes, type BusConnection, type Planes, type StateBucket, type StateConsumerOptions, type StatePlane } from "./state-plane.js";
-export { type Controller, type ControllerContext } from "./controller.js";
+export { stateConsumer, withPlanes, type BusConnection, type Planes, type StateBucket, type StateConsumerOptions, type StatePlane, type Wired } from "./state-plane.js";
+export { CONTROLLER_RECONCILE_METRIC, type Controller, type ControllerContext } from "./controller.js";
 export { electionIdentity, electionNamespace, electionTimings, leaderElection, whenLeading, type LeaderElection, type LeaderGate, type LeaderWork } from "./leader.js";
 export { freshnessToProto } from "./freshness-proto.js";
 export { CLUSTER_VERSION, kubeEventsFor, webhookRefusal } from "./kube-events.js";
