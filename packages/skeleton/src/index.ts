@@ -10,7 +10,7 @@
  * - Everything else in a service is its own: pure domain folders, I/O in runnables and writers,
  *   gRPC handlers in `api/`.
  */
-export { runService, startService, type ServiceContext, type ServiceParts, type ServiceSpec, type StartedService } from "./run-service.js";
+export { runService, startService, type ServerPart, type ServiceContext, type ServiceParts, type ServiceSpec, type StartedService } from "./run-service.js";
 export { stateConsumer, withPlanes, type BusConnection, type Planes, type StateBucket, type StateConsumerOptions, type StatePlane, type Wired } from "./state-plane.js";
 export { CONTROLLER_RECONCILE_METRIC, type Controller, type ControllerContext } from "./controller.js";
 export { electionIdentity, electionNamespace, electionTimings, leaderElection, whenLeading, type LeaderElection, type LeaderGate, type LeaderWork } from "./leader.js";
