@@ -102,6 +102,8 @@ describe("stateConsumer controllers", () => {
     const logger = createLogger({ service: "test", level: "debug", destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
     await putNode("c2-a");
     const nodes = nodeController("nodes", "c2-");
+    const heldKeys: Array<[string, string]> = [];
+    nodes.held = (key, why) => void heldKeys.push([key, why]);
     const consumer = run([nodes], { logger });
     try {
       await waitFor(() => nodes.seen.includes("c2-a"), { what: "the existing node reconciled after sync" });
@@ -110,6 +112,8 @@ describe("stateConsumer controllers", () => {
       await putNode("c2-b");
       await waitFor(() => lines.find((l) => l.msg === "controller holds a key while the view is stale" && l.key === "c2-b"), { what: "the new node held" });
       expect(nodes.seen).not.toContain("c2-b");
+      // Told to the controller, with how stale the view is.
+      expect(heldKeys).toContainEqual(["c2-b", expect.stringMatching(/^the watcher has not been heard from/)]);
       const before = nodes.seen.filter((k) => k === "c2-a").length;
       beating = heartbeat();
       await waitFor(() => nodes.seen.includes("c2-b"), { what: "the held node reconciled once fresh" });

@@ -7,7 +7,7 @@
 import type { StateCache, StateChange, StateProjections } from "@lockstep/bus";
 import type { StateKindName } from "@lockstep/contracts";
 import { WorkQueue, type ReconcileResult } from "@lockstep/reconcile";
-import { observeWorkQueue, type Logger } from "@lockstep/runtime";
+import { describeStaleness, observeWorkQueue, type Logger } from "@lockstep/runtime";
 import { Histogram, type Registry } from "prom-client";
 import type { LeaderGate } from "./leader.js";
 import type { StatePlane } from "./state-plane.js";
@@ -40,6 +40,8 @@ export interface Controller<P extends StateProjections = never> {
   concurrency?: number;
   /** This replica stopped leading (leaderOnly only): forget what only the leader keeps, such as metric series. */
   stepDown?(): void;
+  /** A key held while the view is stale (it is reconciled once fresh): for a report, `why` says how stale. */
+  held?(key: string, why: string): void;
   /** Converges one key; throw to retry with backoff. */
   reconcile(key: string, ctx: ControllerContext<P>): Promise<ReconcileResult> | ReconcileResult;
 }
@@ -138,6 +140,7 @@ export class ControllerRunner<P extends StateProjections = never> {
       // Makes sure the turn to stale is recorded, so the turn back to fresh is told and releases it.
       this.plane.freshness.check();
       this.logger.debug({ key }, "controller holds a key while the view is stale");
+      this.c.held?.(key, describeStaleness(this.plane.freshness.current()));
       return;
     }
     const end = this.duration?.startTimer({ controller: this.c.name });

@@ -215,6 +215,12 @@ export class BootImageUpdater {
     };
   }
 
+  /** A pass held because the state plane is stale (`why`); it runs when the view is fresh again. */
+  held(why: string): void {
+    this.o.logger.warn({ why }, "state plane stale; boot image pass held");
+    this.o.onPass?.({ reason: this.reason, status: "stateStale", patched: [], errors: [], bootImagesResourceVersion: this.view().bootImages?.resourceVersion ?? "" });
+  }
+
   /** One full pass. Throws only for transient API failures (the queue retries with backoff). */
   async reconcile(): Promise<ReconcileResult> {
     const s = this.o.settings;
@@ -226,11 +232,7 @@ export class BootImageUpdater {
     // MachineSet changed or deleted since, or a newer release's images, would be invisible to it;
     // everything is held as last written, and the runnable runs a pass when the view is fresh again.
     const stale = this.o.staleness?.();
-    if (stale !== undefined) {
-      log.warn({ why: stale }, "state plane stale; boot image pass held");
-      this.o.onPass?.({ reason, status: "stateStale", patched: [], errors: [], bootImagesResourceVersion: view.bootImages?.resourceVersion ?? "" });
-      return;
-    }
+    if (stale !== undefined) return this.held(stale);
     let policyRv = view.policy?.resourceVersion;
     if (!view.policy) {
       try {
