@@ -3,10 +3,11 @@
  *
  * - `main.ts` calls {@link runService} with the service's validated config schema and a `wire`
  *   function that builds its parts: config, logger, metrics, readiness, health/metrics endpoint,
- *   gRPC server and an orderly stop are written here once.
+ *   gRPC server, other servers ({@link ServerPart}: webhooks) and an orderly stop are written here once.
  * - A state-plane consumer's `runnable.ts` is a {@link stateConsumer}: connect NATS, load the state
- *   cache, wait for meta.synced, then `serve` (run the work queue) until stopped. Its side
- *   {@link Controller}s (status writers) share its cache and freshness gate, one queue each.
+ *   cache, wait for meta.synced, then `serve` until stopped. Its `wire` may return the core, handed
+ *   to `serve` and `drain`. Its {@link Controller}s (status writers, passes) share its cache and
+ *   freshness gate, one queue each, given up front or returned by `wire` with the core.
  * - Everything else in a service is its own: pure domain folders, I/O in runnables and writers,
  *   gRPC handlers in `api/`.
  */
