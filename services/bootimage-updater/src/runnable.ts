@@ -4,7 +4,7 @@
 import { EventPublisher, type BusConnectionOptions, type StateCache } from "@lockstep/bus";
 import { Events, type StateKindName } from "@lockstep/contracts";
 import type { EventSink, KubeConfigLike } from "@lockstep/kube";
-import { abortedPromise, describeStaleness, type createMetricsRegistry, type Freshness, type Readiness, type Runnable, type StateFreshness } from "@lockstep/runtime";
+import { abortedPromise, type createMetricsRegistry, type Freshness, type Readiness, type Runnable, type StateFreshness } from "@lockstep/runtime";
 import { factObserver, stateConsumer, type Controller, type LeaderGate } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import type { PlannedEvent } from "./updater/events.js";
@@ -74,10 +74,6 @@ export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHa
     logger: o.logger,
     settings: o.settings,
     ...(o.onPass ? { onPass: o.onPass } : {}),
-    staleness: () => {
-      const f = freshness?.current();
-      return f && !f.fresh ? describeStaleness(f) : undefined;
-    },
     leading: () => o.leader?.isLeader() ?? true,
     ...(o.registry ? { onPatchFailed: patchFailures(o.registry) } : {}),
   });
