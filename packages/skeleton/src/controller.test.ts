@@ -1,10 +1,11 @@
 // Controllers of a state consumer against a real nats-server: a change of a controller's kinds
 // enqueues its keys and every key is reconciled after meta.synced (the cache loads the controllers'
 // kinds too); nothing is reconciled while the view is stale, and all is once fresh again; a
-// leader-only controller reconciles only while leading.
+// leader-only controller reconciles only while leading; changes fold within a delay, every key comes
+// again at each resync; controllers built by `wire` share its core; queues and durations are metrics.
 import { closeBus, connectBus, ensureStateBucket, type StateCache } from "@lockstep/bus";
 import { encode, Heartbeat, HEARTBEAT_KEY, NodeState, stateKey, SyncMarker, SYNCED_KEY } from "@lockstep/contracts";
-import { createLogger, silentLogger, type BaseConfig, type Logger } from "@lockstep/runtime";
+import { createLogger, createMetricsRegistry, silentLogger, type BaseConfig, type Logger } from "@lockstep/runtime";
 import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Controller } from "./controller.js";
@@ -39,13 +40,13 @@ function heartbeat(): { stop(): void } {
 }
 
 /** A per-node controller that records the keys it reconciles. */
-function nodeController(name: string, prefix: string, o: { leaderOnly?: boolean } = {}): Controller & { seen: string[] } {
+function nodeController(name: string, prefix: string, o: Pick<Controller, "leaderOnly" | "delayMs" | "resyncMs"> = {}): Controller & { seen: string[] } {
   const seen: string[] = [];
   return {
     name,
     seen,
     kinds: ["node"],
-    leaderOnly: o.leaderOnly,
+    ...o,
     keysFor: (c) => (c.parsed.name.startsWith(prefix) ? [c.parsed.name] : []),
     allKeys: (cache: StateCache) => cache.list("node").map((n) => n.name).filter((n) => n.startsWith(prefix)),
     reconcile: (key) => void seen.push(key),
@@ -53,7 +54,7 @@ function nodeController(name: string, prefix: string, o: { leaderOnly?: boolean 
 }
 
 /** Runs a consumer reading only pools, carrying `controllers`; stopped by the returned function. */
-function run(controllers: Controller[], o: { logger?: Logger; leader?: ReturnType<typeof leaderElection>["gate"] } = {}) {
+function run(controllers: Controller[], o: { logger?: Logger; leader?: ReturnType<typeof leaderElection>["gate"]; registry?: ReturnType<typeof createMetricsRegistry> } = {}) {
   const abort = new AbortController();
   let plane: StatePlane | undefined;
   const running = stateConsumer({
@@ -65,6 +66,7 @@ function run(controllers: Controller[], o: { logger?: Logger; leader?: ReturnTyp
     stateMaxAgeMs: 1_000,
     controllers,
     leader: o.leader,
+    registry: o.registry,
     wire: (p) => void (plane = p),
   }).start(abort.signal);
   return {
@@ -100,6 +102,8 @@ describe("stateConsumer controllers", () => {
     const logger = createLogger({ service: "test", level: "debug", destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
     await putNode("c2-a");
     const nodes = nodeController("nodes", "c2-");
+    const heldKeys: Array<[string, string]> = [];
+    nodes.held = (key, why) => void heldKeys.push([key, why]);
     const consumer = run([nodes], { logger });
     try {
       await waitFor(() => nodes.seen.includes("c2-a"), { what: "the existing node reconciled after sync" });
@@ -108,6 +112,8 @@ describe("stateConsumer controllers", () => {
       await putNode("c2-b");
       await waitFor(() => lines.find((l) => l.msg === "controller holds a key while the view is stale" && l.key === "c2-b"), { what: "the new node held" });
       expect(nodes.seen).not.toContain("c2-b");
+      // Told to the controller, with how stale the view is.
+      expect(heldKeys).toContainEqual(["c2-b", expect.stringMatching(/^the watcher has not been heard from/)]);
       const before = nodes.seen.filter((k) => k === "c2-a").length;
       beating = heartbeat();
       await waitFor(() => nodes.seen.includes("c2-b"), { what: "the held node reconciled once fresh" });
@@ -145,5 +151,90 @@ describe("stateConsumer controllers", () => {
       await consumer.stop();
       beating.stop();
     }
+  });
+
+  it("fold a burst of changes into one reconcile per key within the delay, and reconcile every key again at each resync", async () => {
+    const beating = heartbeat();
+    // One key for the whole pass; a delay far longer than the burst takes.
+    const folded: Controller & { seen: string[] } = { ...nodeController("folded", "c4-", { delayMs: 2_000 }), keysFor: (c) => (c.parsed.name.startsWith("c4-") ? ["pass"] : []), allKeys: () => ["pass"] };
+    const resynced = nodeController("resynced", "c4-none", { resyncMs: 100 });
+    resynced.allKeys = () => ["all"];
+    const everyone = nodeController("everyone", "c4-");
+    const consumer = run([folded, resynced, everyone]);
+    try {
+      await waitFor(() => folded.seen.length === 1, { what: "the pass after sync" });
+      for (const n of ["c4-a", "c4-b", "c4-c", "c4-d", "c4-e"]) await putNode(n);
+      await waitFor(() => everyone.seen.includes("c4-e"), { what: "the burst through an undelayed queue" });
+      await waitFor(() => folded.seen.length > 1, { what: "the burst's pass" });
+      expect(folded.seen).toEqual(["pass", "pass"]);
+      // Nothing changes its kinds (no node c4-none…), yet it comes round again.
+      await waitFor(() => resynced.seen.length >= 3, { what: "two resyncs after the first pass" });
+    } finally {
+      await consumer.stop();
+      beating.stop();
+    }
+  });
+
+  it("count reconciles, queue depth and reconcile durations per controller on the registry", async () => {
+    const beating = heartbeat();
+    await putNode("c5-a");
+    const registry = createMetricsRegistry({ defaultMetrics: false });
+    const nodes = nodeController("c5-nodes", "c5-");
+    const consumer = run([nodes], { registry });
+    try {
+      await waitFor(() => nodes.seen.includes("c5-a"), { what: "the node reconciled" });
+      const text = await registry.metrics();
+      expect(text).toMatch(/lockstep_workqueue_processed_total\{queue="c5-nodes"\} [1-9]/);
+      expect(text).toContain('lockstep_workqueue_depth{queue="c5-nodes"}');
+      expect(text).toMatch(/lockstep_controller_reconcile_duration_seconds_count\{controller="c5-nodes",outcome="ok"\} [1-9]/);
+    } finally {
+      await consumer.stop();
+      beating.stop();
+    }
+  });
+
+  it("run the controllers `wire` builds around its core, and hand the core to serve and drain", async () => {
+    const beating = heartbeat();
+    await putNode("c6-a");
+    const abort = new AbortController();
+    const core = { reconciled: [] as string[] };
+    let served: typeof core | undefined;
+    let drained: typeof core | undefined;
+    const running = stateConsumer({
+      name: "test-consumer",
+      bus: { servers: srv.url, name: "consumer" },
+      logger: silentLogger(),
+      kinds: ["node"],
+      notSyncedReason: "waiting",
+      stateMaxAgeMs: 1_000,
+      wire: () => ({ ...core, controllers: [{ name: "wired", kinds: ["node"], reconcile: () => void core.reconciled.push("pass") } satisfies Controller] }),
+      serve: async (_plane, signal, wired) => {
+        served = wired;
+        await new Promise((r) => signal.addEventListener("abort", r, { once: true }));
+      },
+      drain: async (wired) => void (drained = wired),
+    }).start(abort.signal);
+    try {
+      await waitFor(() => core.reconciled.length > 0 && served, { what: "the wired controller's pass, and serve" });
+      expect(served!.reconciled).toBe(core.reconciled);
+    } finally {
+      abort.abort();
+      await running;
+      beating.stop();
+    }
+    expect(drained).toBe(served);
+  });
+
+  it("refuse a wired controller reading a kind the consumer does not load", async () => {
+    const abort = new AbortController();
+    const start = stateConsumer({
+      name: "test-consumer",
+      bus: { servers: srv.url, name: "consumer" },
+      logger: silentLogger(),
+      kinds: ["pool"],
+      notSyncedReason: "waiting",
+      wire: () => ({ controllers: [{ name: "leases", kinds: ["lease"], reconcile: () => undefined } satisfies Controller] }),
+    }).start(abort.signal);
+    await expect(start).rejects.toThrow(/controller leases reads lease, which the consumer does not load/);
   });
 });

@@ -39,9 +39,22 @@ export interface ServiceContext<C extends BaseConfig> {
   leader: LeaderGate;
 }
 
-/** What a service runs: its gRPC services and its long-running parts. */
+/** A server beside gRPC (an admission webhook): bound once the wiring is done, stopped with the others. */
+export interface ServerPart {
+  /** Names it in logs and in the stop order. */
+  name: string;
+  /** Binds and serves; the handle stops it (no new requests, open ones closed). */
+  start(): Promise<{ stop(): Promise<void> | void }>;
+}
+
+/** What a service runs: its gRPC services, its other servers and its long-running parts. */
 export interface ServiceParts {
   grpc?: readonly GrpcServiceEntry[];
+  /**
+   * Other servers, bound after gRPC in order. At stop they go with gRPC, before `runnables`: what
+   * they read (a state view, a coordinator) is still there while they close.
+   */
+  servers?: readonly ServerPart[];
   /** grpc-js server options (message size limits). */
   grpcChannelOptions?: GrpcServerOptions["channelOptions"];
   /**
@@ -101,11 +114,22 @@ export async function startService<S extends z.ZodType<BaseConfig>>(spec: Servic
     await http.stop();
     throw err;
   }
-  logger.info({ http: http.port, grpc: grpc.port }, "service listening");
+  const bound: Array<{ name: string; stop(): Promise<void> | void }> = [];
+  try {
+    for (const part of parts.servers ?? []) bound.push({ name: part.name, ...(await part.start()) });
+  } catch (err) {
+    // What was bound is let go, so the ports are free again.
+    for (const b of bound.reverse()) await b.stop();
+    await grpc.stop(0);
+    await http.stop();
+    throw err;
+  }
+  const servers = bound.map((b) => stopOnAbort(b.name, () => b.stop()));
+  logger.info({ http: http.port, grpc: grpc.port, servers: servers.map((s) => s.name) }, "service listening");
   // Stopped in reverse: the election first (the leader's work ends and the Lease is released, so a
   // rolling update hands over at once, while this replica still answers reads), then the servers (no
-  // new requests), then the parts that work and those reads used.
-  const runnables = [...parts.runnables, stopOnAbort("grpc", () => grpc.stop(GRPC_STOP_GRACE_MS)), stopOnAbort("http", () => http.stop()), election.runnable];
+  // new requests; gRPC, then the others in reverse), then the parts that work and those reads used.
+  const runnables = [...parts.runnables, ...servers, stopOnAbort("grpc", () => grpc.stop(GRPC_STOP_GRACE_MS)), stopOnAbort("http", () => http.stop()), election.runnable];
   return { ctx, http, grpc, runnables };
 }
 

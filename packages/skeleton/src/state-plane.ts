@@ -35,7 +35,15 @@ export interface StatePlane<P extends StateProjections = never> extends Planes {
   freshness: StateFreshness;
 }
 
-export interface StateConsumerOptions<P extends StateProjections = never> {
+/**
+ * What `wire` may return: the service's core (what serve, drain and the service's handlers use),
+ * with the controllers that need parts of it. Those read only kinds the consumer lists in `kinds`.
+ */
+export interface Wired<P extends StateProjections = never> {
+  controllers?: readonly Controller<P>[];
+}
+
+export interface StateConsumerOptions<P extends StateProjections = never, W extends Wired<P> | void = void> {
   /** The Runnable's name (the service's name). */
   name: string;
   bus: BusConnectionOptions;
@@ -55,15 +63,15 @@ export interface StateConsumerOptions<P extends StateProjections = never> {
    * it must stay reachable to tell users that its view is stale.
    */
   staleIsNotReady?: boolean;
-  /** Before the cache loads: subscribe to its changes, build what reads it. */
-  wire?(plane: StatePlane<P>, signal: AbortSignal): void | Promise<void>;
+  /** Before the cache loads: subscribe to its changes, build what reads it and return it (the core). */
+  wire?(plane: StatePlane<P>, signal: AbortSignal): W | Promise<W>;
   /**
    * After the cache is loaded and meta.synced seen (the service is ready): act until `signal`
    * aborts, then stop what it started. Default: wait for the abort.
    */
-  serve?(plane: StatePlane<P>, signal: AbortSignal): Promise<void>;
-  /** After the cache stopped, before the connection closes: let in-flight publishes finish. */
-  drain?(): Promise<void>;
+  serve?(plane: StatePlane<P>, signal: AbortSignal, wired: W): Promise<void>;
+  /** After the cache stopped, before the connection closes: let in-flight publishes finish. Not wired: wire failed. */
+  drain?(wired: W | undefined): Promise<void>;
   /** Side parts converging from this view, each on its own queue, served beside `serve`. */
   controllers?: readonly Controller<P>[];
   /** Which replica may run `leaderOnly` controllers; none: this one. */
@@ -75,25 +83,34 @@ export interface StateConsumerOptions<P extends StateProjections = never> {
  * (DESIGN.md, state plane); a failure before or while serving fails the Runnable unless it was
  * being stopped.
  */
-export function stateConsumer<P extends StateProjections = never>(o: StateConsumerOptions<P>): Runnable {
+export function stateConsumer<P extends StateProjections = never, W extends Wired<P> | void = void>(o: StateConsumerOptions<P, W>): Runnable {
   return {
     name: o.name,
     async start(signal) {
       const ready = o.readiness?.flag("state-synced", false, o.notSyncedReason);
       let cache: StateCache<P> | undefined;
       let freshness: StateFreshness | undefined;
+      let wired: W | undefined;
       try {
         await withPlanes(o.bus, async ({ nc, kv }) => {
           try {
             const controllers = o.controllers ?? [];
-            cache = new StateCache<P>(kv, { kinds: unionKinds(o.kinds, controllers), logger: o.logger, ...(o.project ? { project: o.project } : {}) });
+            const kinds = unionKinds(o.kinds, controllers);
+            cache = new StateCache<P>(kv, { kinds, logger: o.logger, ...(o.project ? { project: o.project } : {}) });
             const readiness = o.staleIsNotReady === false ? undefined : o.readiness;
             freshness = new StateFreshness({ source: cache, maxAgeMs: o.stateMaxAgeMs ?? 15_000, readiness, registry: o.registry, logger: o.logger });
             cache.onHeartbeat(() => freshness!.check());
             freshness.start(signal);
             const plane: StatePlane<P> = { nc, kv, cache, freshness };
-            const runners = controllers.map((c) => new ControllerRunner(c, plane, { logger: o.logger, leader: o.leader }));
-            await o.wire?.(plane, signal);
+            const runnerOptions = { logger: o.logger, leader: o.leader, registry: o.registry };
+            const runners = controllers.map((c) => new ControllerRunner(c, plane, runnerOptions));
+            wired = (await o.wire?.(plane, signal)) as W;
+            const loaded = new Set(kinds);
+            for (const c of (wired as Wired<P> | undefined)?.controllers ?? []) {
+              const missing = c.kinds.filter((k) => !loaded.has(k));
+              if (missing.length > 0) throw new Error(`controller ${c.name} reads ${missing.join(", ")}, which the consumer does not load: list them in its kinds`);
+              runners.push(new ControllerRunner(c, plane, runnerOptions));
+            }
             await cache.start();
             await cache.whenSynced(signal);
             ready?.set(true);
@@ -103,7 +120,7 @@ export function stateConsumer<P extends StateProjections = never>(o: StateConsum
             signal.addEventListener("abort", stop, { once: true });
             const controlling = runners.map((r) => r.run(serving.signal));
             try {
-              await (o.serve ? o.serve(plane, signal) : abortedPromise(signal));
+              await (o.serve ? o.serve(plane, signal, wired as W) : abortedPromise(signal));
             } finally {
               stop();
               signal.removeEventListener("abort", stop);
@@ -112,7 +129,7 @@ export function stateConsumer<P extends StateProjections = never>(o: StateConsum
           } finally {
             freshness?.stop();
             cache?.stop();
-            await o.drain?.();
+            await o.drain?.(wired);
           }
         });
       } catch (err) {

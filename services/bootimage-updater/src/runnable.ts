@@ -1,12 +1,11 @@
 // The bootimage-updater as a Runnable (the skeleton's state-plane consumer): once the watcher's
-// meta.synced is seen, one full pass per (coalesced) relevant change until stopped. Every replica
-// keeps the view and answers previews; only the leader's passes write.
+// meta.synced is seen, one full pass per (coalesced) relevant change until stopped, run as the
+// consumer's controller. Every replica keeps the view and answers previews; only the leader passes.
 import { EventPublisher, type BusConnectionOptions, type StateCache } from "@lockstep/bus";
 import { Events, type StateKindName } from "@lockstep/contracts";
 import type { EventSink, KubeConfigLike } from "@lockstep/kube";
-import { WorkQueue } from "@lockstep/reconcile";
-import { describeStaleness, observeWorkQueue, type createMetricsRegistry, type Freshness, type Readiness, type Runnable, type StateFreshness } from "@lockstep/runtime";
-import { factObserver, stateConsumer, type LeaderGate } from "@lockstep/skeleton";
+import { abortedPromise, type createMetricsRegistry, type Freshness, type Readiness, type Runnable, type StateFreshness } from "@lockstep/runtime";
+import { factObserver, stateConsumer, type Controller, type LeaderGate } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import type { PlannedEvent } from "./updater/events.js";
 import { kubeWriter, type BootImageWriter } from "./updater/kube-writer.js";
@@ -75,21 +74,21 @@ export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHa
     logger: o.logger,
     settings: o.settings,
     ...(o.onPass ? { onPass: o.onPass } : {}),
-    staleness: () => {
-      const f = freshness?.current();
-      return f && !f.fresh ? describeStaleness(f) : undefined;
-    },
     leading: () => o.leader?.isLeader() ?? true,
     ...(o.registry ? { onPatchFailed: patchFailures(o.registry) } : {}),
   });
-  const queue = new WorkQueue(() => updater.reconcile(), {
+  // The pass as the consumer's one controller: leader only, held while the view is stale (reported
+  // as a stateStale pass) and run once fresh again or when a term begins, when the view is warm and
+  // the previous leader may have stopped mid-pass.
+  const passes: Controller = {
     name: "bootimages",
-    onError: (key, err, failures, retryInMs) => o.logger.warn({ key, err, failures, retryInMs }, "boot image pass failed; retrying"),
-    onTerminalError: (key, err) => o.logger.error({ key, err }, "boot image pass failed terminally"),
-  });
-  if (o.registry) observeWorkQueue(o.registry, queue);
-  // A new leader runs a pass at once: its view is warm, and the previous leader may have stopped mid-pass.
-  o.leader?.onChange((leading) => leading && updater.isSynced && queue.add(PASS_KEY));
+    kinds: KINDS,
+    leaderOnly: true,
+    keysFor: (c) => (updater.noteChange({ kind: c.parsed.kind, namespace: c.parsed.namespace, name: c.parsed.name, op: c.op, value: c.value, previous: c.previous }) ? [PASS_KEY] : []),
+    allKeys: () => [PASS_KEY],
+    held: (_key, why) => updater.held(why),
+    reconcile: () => updater.reconcile(),
+  };
   const runnable = stateConsumer({
     name: "bootimage-updater",
     bus: o.bus,
@@ -99,21 +98,17 @@ export function bootImageUpdater(o: BootImageUpdaterOptions): BootImageUpdaterHa
     notSyncedReason: "waiting for the state plane",
     registry: o.registry,
     stateMaxAgeMs: o.stateMaxAgeMs,
+    leader: o.leader,
+    controllers: [passes],
     wire(plane) {
       publisher = new EventPublisher(plane.nc, SOURCE, factObserver(o.kubeEvents));
       cache = plane.cache;
       freshness = plane.freshness;
-      // A pass held while stale runs as soon as the view is fresh again.
-      plane.freshness.onChange((f) => f.fresh && updater.isSynced && queue.add(PASS_KEY));
-      plane.cache.onChange((c) => {
-        if (updater.noteChange({ kind: c.parsed.kind, namespace: c.parsed.namespace, name: c.parsed.name, op: c.op, value: c.value, previous: c.previous })) queue.add(PASS_KEY);
-      });
     },
     async serve(_plane, signal) {
       updater.markSynced();
       o.logger.info({ kinds: KINDS }, "state plane synced; boot image passes start");
-      queue.add(PASS_KEY);
-      await queue.run(signal);
+      await abortedPromise(signal);
     },
   });
   return { runnable, updater, freshness: () => freshness?.current() };

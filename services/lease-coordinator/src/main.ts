@@ -1,14 +1,13 @@
 #!/usr/bin/env node
 // Wiring only (the skeleton runs it): the coordinator's runnable, LeaseService on gRPC, and the
-// lease webhook when its certificate is configured.
+// lease webhook (a server part, reading the coordinator's holds) when its certificate is configured.
 import { LeaseServiceService } from "@lockstep/contracts";
 import { loadKubeAccess } from "@lockstep/kube";
-import { stopOnAbort } from "@lockstep/runtime";
 import { runService, serviceEventRecorder, webhookRefusal } from "@lockstep/skeleton";
 import { readFileSync } from "node:fs";
 import { KubeNodeLookups } from "./admission/node-lookups.js";
 import { webhookRefusals } from "./admission/refusal-metrics.js";
-import { startLeaseWebhook } from "./admission/webhook.js";
+import { leaseWebhookPart } from "./admission/webhook-part.js";
 import { KubeReviewer } from "./auth/kube-reviews.js";
 import { LeaseAuth } from "./auth/lease-auth.js";
 import { actsForOf, adaptersOf, authModeOf, classifyOptionsOf, coordinatorId, leaseCoordinatorConfigSchema, policyFromSettings } from "./config.js";
@@ -64,11 +63,11 @@ await runService({
     // The lease webhook: refuses disruptive API requests on nodes another holder leases (admission/).
     const webhook =
       config.ADMISSION_TLS_CERT !== undefined
-        ? await startLeaseWebhook({
+        ? leaseWebhookPart({
             tls: { cert: readPem("ADMISSION_TLS_CERT"), key: readPem("ADMISSION_TLS_KEY") },
             port: config.ADMISSION_PORT,
             policy: policyFromSettings(config).policy,
-            holdOf: (node) => lc.holdOf(node),
+            holds: lc,
             lookups: new KubeNodeLookups(kc),
             actsFor: actsForOf(config),
             breakGlassGroups: config.ADMISSION_BREAK_GLASS_GROUPS,
@@ -78,8 +77,6 @@ await runService({
               kubeEvents.recorder.record(webhookRefusal({ node: r.node, requester: r.requester, what: r.what, holder: r.hold?.lease.holder ?? "another holder", operation: r.hold?.lease.operation }));
               countRefusal(r.requester, r.operation);
             },
-            onBreakGlass: (node, message) => lc.auditBreakGlass(node, message),
-            onWarning: (node, code, message) => lc.auditBreakGlass(node, message, code),
           })
         : undefined;
 
@@ -87,7 +84,8 @@ await runService({
       grpc: [[LeaseServiceService, lc.service]],
       // Every LeaseService request is a few hundred bytes; far larger ones are refused by the transport.
       grpcChannelOptions: { "grpc.max_receive_message_length": MAX_REQUEST_BYTES },
-      runnables: [kubeEvents.runnable, lc.runnable, stopOnAbort("webhook", async () => webhook?.stop())],
+      servers: webhook ? [webhook] : [],
+      runnables: [kubeEvents.runnable, lc.runnable],
     };
   },
 });

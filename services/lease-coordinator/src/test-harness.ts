@@ -61,6 +61,8 @@ export interface WorldOptions {
   adapters?: LeaseCoordinatorOptions["adapters"];
   /** Budget statuses evaluated again without changes; default 1 s. */
   budgetResyncMs?: number;
+  /** Replica i's leader gate (its leader-only controllers); none: it leads. */
+  leader?(replica: number): LeaseCoordinatorOptions["leader"];
 }
 
 export interface World {
@@ -143,6 +145,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       budgetResyncMs: o.budgetResyncMs ?? 1_000,
       onStarted: (coordinator, index) => (started = { coordinator, index }),
       adapters: o.adapters,
+      leader: o.leader?.(replicas.length),
       replica: `replica-${replicas.length}`,
     });
     const server: GrpcServerHandle = await startGrpcServer({ port: 0, host: "127.0.0.1", services: [[LeaseServiceService, lc.service]], tls: o.grpcTls });

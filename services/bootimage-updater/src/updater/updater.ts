@@ -78,8 +78,6 @@ export interface UpdaterOptions {
   readonly now?: () => Date;
   /** Called after every pass (tests and benchmarks observe progress through it). */
   readonly onPass?: (report: PassReport) => void;
-  /** Why the state plane is too old to act on (undefined: fresh); see reconcile. */
-  readonly staleness?: () => string | undefined;
   /**
    * Whether this replica is the one writer (leader election); default always. A follower answers
    * previews from its view but patches nothing and writes no status.
@@ -215,6 +213,17 @@ export class BootImageUpdater {
     };
   }
 
+  /**
+   * A pass held because the state plane is stale (`why`): fail closed, no MachineSet patch (and no
+   * status write) from a view nobody vouches for, as a MachineSet changed or deleted since, or a
+   * newer release's images, would be invisible to it. The runnable's controller holds the pass and
+   * runs it when the view is fresh again; this reports it.
+   */
+  held(why: string): void {
+    this.o.logger.warn({ why }, "state plane stale; boot image pass held");
+    this.o.onPass?.({ reason: this.reason, status: "stateStale", patched: [], errors: [], bootImagesResourceVersion: this.view().bootImages?.resourceVersion ?? "" });
+  }
+
   /** One full pass. Throws only for transient API failures (the queue retries with backoff). */
   async reconcile(): Promise<ReconcileResult> {
     const s = this.o.settings;
@@ -222,15 +231,6 @@ export class BootImageUpdater {
     const reason = this.reason;
     if (!(this.o.leading?.() ?? true)) return;
     const view = this.view();
-    // Fail closed: no MachineSet patch (and no status write) from a view nobody vouches for. A
-    // MachineSet changed or deleted since, or a newer release's images, would be invisible to it;
-    // everything is held as last written, and the runnable runs a pass when the view is fresh again.
-    const stale = this.o.staleness?.();
-    if (stale !== undefined) {
-      log.warn({ why: stale }, "state plane stale; boot image pass held");
-      this.o.onPass?.({ reason, status: "stateStale", patched: [], errors: [], bootImagesResourceVersion: view.bootImages?.resourceVersion ?? "" });
-      return;
-    }
     let policyRv = view.policy?.resourceVersion;
     if (!view.policy) {
       try {

@@ -1,7 +1,7 @@
 // Lease adapters, I/O edge: reads the node signals and the current holds, plans (plan.ts) and acts
 // through the Coordinator — the same decide-and-CAS path as a LeaseService call, without auth (it
-// is this process). One pass at a time; passes are asked for on every signal or lease change and
-// run at least every resync. A refused acquire is asked again after its retry-after, or at once when
+// is this process). Run as a controller (controller.ts): one pass at a time, on signal and lease
+// changes and at every resync. A refused acquire is asked again after its retry-after, or at once when
 // the node's holder changes; its AdapterConflict warning is raised once per refusal, not per pass.
 import type { NodeSignalState } from "@lockstep/contracts";
 import type { Logger } from "pino";
@@ -26,7 +26,6 @@ export interface AdapterReconcilerOptions {
 }
 
 const MIN_RETRY_MS = 2_000;
-const DEBOUNCE_MS = 250;
 const MAX_RETRY_MS = 30_000;
 
 interface Refusal {
@@ -39,10 +38,6 @@ export class AdapterReconciler {
   private readonly clock: () => number;
   private readonly refused = new Map<string, Refusal>();
   private readonly reported = new Set<string>();
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
-  private timer: NodeJS.Timeout | undefined;
   /** An adapter's lease may have changed since the last full look (see pass). */
   private dirty = true;
   private lastAdapterHolds = 0;
@@ -53,58 +48,18 @@ export class AdapterReconciler {
     this.clock = o.clock ?? Date.now;
   }
 
-  /**
-   * A change (a signal, a lease) asks for a pass within DEBOUNCE_MS: a burst of hundreds of grants a
-   * second makes a few passes, not one each.
-   */
-  soon(): void {
-    if (this.stopped || this.timer !== undefined) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.trigger();
-    }, DEBOUNCE_MS);
-  }
-
-  /** A Lease changed (holder undefined: deleted): a pass, and a full look when it may be an adapter's. */
+  /** A Lease changed (holder undefined: deleted): the next pass takes a full look when it may be an adapter's. */
   leaseChanged(holder: string | undefined): void {
     if (holder === undefined || holder.startsWith(ADAPTER_HOLDER_PREFIX)) this.dirty = true;
-    this.soon();
   }
 
-  /** Asks for a full pass now; a pass already running is followed by one more. */
-  trigger(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+  /** The next pass takes a full look (a resync, a new term). */
+  lookAgain(): void {
     this.dirty = true;
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      try {
-        do {
-          this.again = false;
-          try {
-            await this.pass();
-          } catch (err) {
-            // Never an unhandled rejection: the next change or resync asks again.
-            this.o.logger.warn({ err }, "lease adapter pass failed; retrying");
-          }
-        } while (this.again && !this.stopped);
-      } finally {
-        this.running = undefined;
-      }
-    })();
-    return this.running;
   }
 
-  /** No more passes; resolves once the one under way (if any) is done. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
-  }
-
-  private async pass(): Promise<void> {
+  /** One pass: plan from the signals and the holds, act. One failing node never stops the others. */
+  async pass(): Promise<void> {
     const nowMs = this.clock();
     const { signals, problems } = adaptedSignals(this.o.signals(), nowMs, this.o.enabled);
     for (const p of problems) this.once(`problem/${p.source}/${p.problem}`, () => this.o.logger.warn({ source: p.source, problem: p.problem }, "node signal not adapted"));

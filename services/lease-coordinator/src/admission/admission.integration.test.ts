@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DESIRED_CONFIG } from "./disruption.js";
 import { KubeNodeLookups } from "./node-lookups.js";
 import { DEFAULT_ACTS_FOR } from "./verdict.js";
-import { startLeaseWebhook, type LeaseWebhook } from "./webhook.js";
+import type { LeaseWebhook } from "./webhook.js";
+import { leaseWebhookPart } from "./webhook-part.js";
 import { DEFAULT_POLICY } from "@lockstep/lease-policy";
 import { acquire, call, eventsOf, startWorld, type World } from "../test-harness.js";
 
@@ -37,18 +38,18 @@ describe.skipIf(!hasOpenssl())("the lease webhook called by the API server", () 
       sim: { token: ADMIN, users: [{ token: "t-oncall", name: "oncall", groups: ["lockstep:break-glass"] }] },
     });
     const replica = world.replicas[0]!;
-    webhook = await startLeaseWebhook({
+    // As main.ts binds it: a service part reading the coordinator's holds.
+    webhook = await leaseWebhookPart({
       tls: { cert: pki.pem("server.crt"), key: pki.pem("server.key") },
       port: 0,
       host: "127.0.0.1",
       policy: DEFAULT_POLICY,
-      holdOf: (node) => replica.lc.holdOf(node),
+      holds: replica.lc,
       lookups: new KubeNodeLookups(world.kc),
       actsFor: DEFAULT_ACTS_FOR,
       breakGlassGroups: ["lockstep:break-glass"],
       logger: silentLogger(),
-      onBreakGlass: (node, message) => replica.lc.auditBreakGlass(node, message),
-    });
+    }).start();
     const rule = (resources: string[], operations: string[]) => ({ apiGroups: [""], apiVersions: ["v1"], resources, operations });
     await world.kc.makeApiClient(AdmissionregistrationV1Api).createValidatingWebhookConfiguration({
       body: {

@@ -19,6 +19,14 @@ const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 export type ReviewOutcome = "allowed" | "refused" | "break-glass" | "warned" | "not-disruptive" | "error";
 
+/** What the webhook reads of the coordinator: its lease view, and where its audits go. */
+export interface LeaseHolds {
+  /** The node's current hold, or why the view cannot be trusted now (starting, stale). */
+  holdOf(node: string): NodeHold | undefined | { unavailable: string };
+  /** Publishes a break-glass override of a lease (or, with `code`, another admitted disruption) as a warning event. */
+  auditBreakGlass(node: string, message: string, code?: string): void;
+}
+
 export interface LeaseWebhookOptions {
   tls: { cert: Buffer | string; key: Buffer | string };
   port: number;

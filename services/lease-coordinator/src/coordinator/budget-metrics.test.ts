@@ -26,4 +26,13 @@ describe("BudgetMetrics", () => {
     new BudgetMetrics(registry).observe("workers", { allowed: 1, disrupted: 0 });
     expect(await text(registry)).toContain(`${BUDGET_ALLOWED_METRIC}{budget="workers"} 1`);
   });
+
+  it("forgets every budget when this replica stops leading", async () => {
+    const registry = new Registry();
+    const m = new BudgetMetrics(registry);
+    m.observe("workers", { allowed: 2, disrupted: 1 });
+    m.observe("infra", { allowed: 1, disrupted: 0 });
+    m.forgetAll();
+    expect(await text(registry)).not.toContain("budget=");
+  });
 });

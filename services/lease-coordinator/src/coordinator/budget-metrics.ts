@@ -41,4 +41,10 @@ export class BudgetMetrics {
     this.disrupted.remove({ budget });
     this.allowed.remove({ budget });
   }
+
+  /** This replica no longer evaluates any budget (it stopped leading). */
+  forgetAll(): void {
+    this.disrupted.reset();
+    this.allowed.reset();
+  }
 }

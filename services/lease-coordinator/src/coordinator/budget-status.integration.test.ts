@@ -63,6 +63,10 @@ describe("budget status from node changes", () => {
     // What the status says is on /metrics too: workers is at its limit (1 of 1 disrupted).
     await waitFor(async () => (await sample(BUDGET_DISRUPTED_METRIC, 'budget="workers"')) === 1, { what: "workers disrupted 1 on /metrics" });
     expect(await sample(BUDGET_ALLOWED_METRIC, 'budget="workers"')).toBe(1);
+    // The skeleton reports the controller's queue and reconciles beside them.
+    const text = await world.replicas[0]!.registry.metrics();
+    expect(text).toMatch(/lockstep_workqueue_processed_total\{queue="budget-status"[^}]*\} [1-9]/);
+    expect(text).toMatch(/lockstep_controller_reconcile_duration_seconds_count\{controller="budget-status",outcome="ok"[^}]*\} [1-9]/);
 
     // i1 leaves infra for worker (and stays in rack r1); w2 moves to rack r1.
     await world.core.patchNode({ name: "i1", body: { metadata: { labels: { "node-role.kubernetes.io/infra": null, "node-role.kubernetes.io/worker": "" } } } }, merge());

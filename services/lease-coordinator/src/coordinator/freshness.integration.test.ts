@@ -68,4 +68,28 @@ describe("LeaseService on a stale state plane", () => {
     expect(await call(client(), "release", { node: "w1", holder: "a" })).toMatchObject({ released: true });
     await waitFor(async () => !(await holdersInApi(world)).has("w1"));
   });
+
+  it("holds budget statuses as last written while the view is stale, resyncs or not, and writes them again once fresh", async () => {
+    const BUDGETS = { group: "lockstep.io", version: "v1alpha1", plural: "disruptionbudgets" };
+    const membersOf = async () => ((await world.custom.getClusterCustomObject({ ...BUDGETS, name: "workers" })) as { status?: { members?: number } }).status?.members;
+    // How many budget keys the controller's queue has taken (held ones too): resyncs every second.
+    const taken = async () => {
+      const line = (await world.replicas[0]!.registry.metrics()).split("\n").find((l) => l.startsWith('lockstep_workqueue_processed_total{queue="budget-status"'));
+      return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1));
+    };
+    await world.custom.createClusterCustomObject({ ...BUDGETS, body: { apiVersion: "lockstep.io/v1alpha1", kind: "DisruptionBudget", metadata: { name: "workers" }, spec: { maxDisrupted: "1", pool: "worker" } } });
+    await waitFor(async () => (await membersOf()) === 4, { what: "the budget's status written" });
+
+    await world.stopWatcher();
+    await waitFor(async () => (await call<object, ListResponse>(client(), "list", { operation: 0, pool: "" })).freshness?.stale, { what: "the view stale" });
+    // Someone else's status: a write from the stale view would put members 4 back.
+    const obj = (await world.custom.getClusterCustomObject({ ...BUDGETS, name: "workers" })) as Record<string, any>;
+    await world.custom.replaceClusterCustomObjectStatus({ ...BUDGETS, name: "workers", body: { ...obj, status: { ...obj.status, members: 99 } } });
+    const before = await taken();
+    await waitFor(async () => (await taken()) >= before + 2, { what: "two resyncs of the budget while stale" });
+    expect(await membersOf()).toBe(99);
+
+    world.startWatcher();
+    await waitFor(async () => (await membersOf()) === 4, { what: "the status written again once fresh" });
+  });
 });
