@@ -10,7 +10,7 @@ import { WorkQueue, type ReconcileResult } from "@lockstep/reconcile";
 import { describeStaleness, observeWorkQueue, type Logger } from "@lockstep/runtime";
 import { Histogram, type Registry } from "prom-client";
 import type { LeaderGate } from "./leader.js";
-import type { StatePlane } from "./state-plane.js";
+import type { StatePlane } from "./plane.js";
 
 /** What a reconcile is handed. `signal` aborts when the consumer stops. */
 export interface ControllerContext<P extends StateProjections = never> {

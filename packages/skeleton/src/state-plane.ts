@@ -7,15 +7,9 @@ import type { StateKindName } from "@lockstep/contracts";
 import { abortedPromise, StateFreshness, type Logger, type Readiness, type Runnable, type StateFreshnessOptions } from "@lockstep/runtime";
 import { ControllerRunner, unionKinds, type Controller } from "./controller.js";
 import type { LeaderGate } from "./leader.js";
+import type { Planes, StatePlane } from "./plane.js";
 
-export type BusConnection = Awaited<ReturnType<typeof connectBus>>;
-export type StateBucket = Awaited<ReturnType<typeof ensureStateBucket>>;
-
-/** A connection with both planes (the event stream and the state bucket) known to exist. */
-export interface Planes {
-  nc: BusConnection;
-  kv: StateBucket;
-}
+export type { BusConnection, Planes, StateBucket, StatePlane } from "./plane.js";
 
 /** Connects, ensures the event stream and the state bucket, runs `use`, and always closes. */
 export async function withPlanes<T>(bus: BusConnectionOptions, use: (planes: Planes) => Promise<T>): Promise<T> {
@@ -27,12 +21,6 @@ export async function withPlanes<T>(bus: BusConnectionOptions, use: (planes: Pla
   } finally {
     await closeBus(nc);
   }
-}
-
-/** What a consumer's parts are handed: the connection, its cache of the state plane, and its age. */
-export interface StatePlane<P extends StateProjections = never> extends Planes {
-  cache: StateCache<P>;
-  freshness: StateFreshness;
 }
 
 /**
