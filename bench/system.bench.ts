@@ -31,15 +31,17 @@
 // the bus rate second by second while the system loads the cluster), BENCH_UPDATE_API (1: the
 // status-aggregator maintains the Update Status API objects; 0: off) with BENCH_UPDATE_API_WPS (its
 // write cap, default 200/s), BENCH_NICE_HARNESS=1 (kube-sim, nats-server and the bench process itself,
-// which runs cluster-sim and times the probes, at nice 10: the services' own latency, apart from the
-// harness competing with them for two cores).
+// which runs cluster-sim, at nice 10: the services' own latency, apart from the harness competing with
+// them for two cores). The probes are timed by a process of their own at normal priority
+// (lib/probe-process.ts), as a user's client would see them.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { DEFAULT_TIMING, kubeConfigForUrl, parseClusterSpec, renderedName, startSimulation, type Simulation, type Timing } from "@lockstep/cluster-sim";
 import * as grpc from "@grpc/grpc-js";
-import { stateKey, STATE_BUCKET, UpdateStatusServiceClient } from "@lockstep/contracts";
+import { STATE_BUCKET, UpdateStatusServiceClient } from "@lockstep/contracts";
 import { freePort, SERVICE_NAMES, startNatsServer, startSystem, type ServiceName } from "@lockstep/launcher";
 import { CoordinatorNodeLeaser } from "@lockstep/lease-client";
 import { connect } from "@nats-io/transport-node";
@@ -51,6 +53,7 @@ import { rawFanoutInChildren, type FanoutSample } from "./lib/raw-fanout.js";
 import { RateMeter } from "./lib/rate-meter.js";
 import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
 import { loopWindow, scrapeLoop, type LoopWindow } from "./lib/loop-health.js";
+import { startProber, type Prober } from "./lib/prober.js";
 import { installUpdateApiCrds, writerCounters, type WriterCounters } from "./lib/update-api.js";
 
 /** The services' Event-write counter (packages/skeleton/src/service-events.ts, KUBE_EVENT_WRITES_METRIC). */
@@ -71,7 +74,7 @@ const SAMPLES = 5_000;
 /** Node stages at the simulator's defaults; only the CVO's lead-in to the worker pool is shortened. */
 const LEAD = QUICK ? { duration: 0, jitter: 0 } : { duration: 1, jitter: 1 };
 const TIMING: Timing = { ...DEFAULT_TIMING, cvoAccept: LEAD, operator: LEAD };
-const HARNESS = ["kube-sim", "nats-server", "bench process (cluster-sim, probes, bus tap)"] as const;
+const HARNESS = ["kube-sim", "nats-server", "bench process (cluster-sim, bus tap)", "prober"] as const;
 type Part = ServiceName | (typeof HARNESS)[number];
 
 /**
@@ -105,6 +108,9 @@ interface Step extends LadderStep {
   cpu: Map<Part, number>;
   /** Event-loop delay and GC per service process in the window. */
   loop: Map<ServiceName, LoopWindow>;
+  /** The prober's own event-loop delay p99 (ms), and the bench process's (cluster-sim, bus tap). */
+  proberLoopP99Ms: number;
+  benchLoopP99Ms: number;
   loadavg: number;
 }
 
@@ -166,9 +172,6 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
   const nodePrefix = `${kvPrefix}node.`;
   // The system's own values, for the ceiling to publish.
   const samples: FanoutSample[] = [];
-  // When a probe's state-plane write passes by: splits the latency into watcher and aggregator parts.
-  const kvWatch = new Set<string>();
-  const kvSeen = new Map<string, number>();
   tap.subscribe(`${kvPrefix}>`, {
     callback: (_e, m) => {
       bus.count();
@@ -176,16 +179,15 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       bytes += m.data.length;
       if (m.subject.startsWith(nodePrefix)) nodeChanges.count();
       if (samples.length < SAMPLES && m.data.length > 0 && !m.subject.startsWith(`${kvPrefix}heartbeat.`)) samples.push({ key: m.subject.slice(kvPrefix.length), data: m.data.slice() });
-      if (kvWatch.has(m.subject) && !kvSeen.has(m.subject)) kvSeen.set(m.subject, performance.now());
     },
   });
   tap.subscribe("lockstep.v1.evt.>", { callback: (_e, m) => void (bus.count(), (bytes += m.data.length)) });
   await tap.flush();
   const tStart = bus.mark();
   const system = await startSystem({ kubeconfig, natsUrl: nats.url, runDir, ports, logLevel: "warn", env });
-  if (NICE_HARNESS) for (const pid of [ks.pid, nats.pid()!, process.pid]) setPriority(pid, NICE);
   const total = WORKERS + 3 + PROBES;
   const status = new UpdateStatusServiceClient(system.grpcAddress("status-aggregator"), grpc.credentials.createInsecure(), { "grpc.max_receive_message_length": 64 << 20 });
+  let prober: Prober | undefined;
   try {
     // Wait until the aggregator serves every node.
     const t1 = performance.now();
@@ -204,23 +206,12 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       process.stderr.write(`state-plane puts/s while loading, second by second: ${perSecond.join(" ")}\n`);
     }
 
-    // Insight latency probes: toggle a probe node's cordon and time it until the watch stream shows it.
-    const watch = status.watchUpdateStatus({ omitNodes: true });
-    const waiting = new Map<string, { t: number; resolve: () => void }>();
-    watch.on("data", (m: { changedNodes: Array<{ name: string }> }) => {
-      for (const n of m.changedNodes) {
-        const w = waiting.get(n.name);
-        if (w) {
-          waiting.delete(n.name);
-          w.resolve();
-        }
-      }
-    });
-    watch.on("error", () => {});
-    const core = kc.makeApiClient(CoreV1Api);
+    // Insight latency probes, in a process of their own started before anything is niced (see
+    // lib/probe-process.ts): toggle a probe node's cordon and time it until the watch stream shows it.
     const custom = kc.makeApiClient(CustomObjectsApi);
     const probeNodes = (sim.poolMembers().get("probe") ?? []).map((n) => n.metadata!.name!);
-    const cordoned = new Map<string, boolean>();
+    prober = await startProber({ kubeUrl: ks.url, natsUrl: nats.url, statusAddress: system.grpcAddress("status-aggregator"), nodes: probeNodes, gapMs: 100, timeoutMs: 5_000 });
+    if (NICE_HARNESS) for (const pid of [ks.pid, nats.pid()!, process.pid]) setPriority(pid, NICE);
     const aggregatorMetrics = `http://127.0.0.1:${ports["status-aggregator"]!.http}/metrics`;
     // Kubernetes Event writes (issue 31) of the services that record Events, from their /metrics.
     const kubeEventWrites = async (): Promise<number> => {
@@ -257,7 +248,8 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       for (const s of SERVICE_NAMES) m.set(s, () => procCpuSeconds(system.processes.get(s)!.pid!));
       m.set("kube-sim", () => procCpuSeconds(ks.pid));
       m.set("nats-server", () => procCpuSeconds(nats.pid()!));
-      m.set("bench process (cluster-sim, probes, bus tap)", () => {
+      m.set("prober", () => (prober ? procCpuSeconds(prober.pid) : 0));
+      m.set("bench process (cluster-sim, bus tap)", () => {
         const u = process.cpuUsage();
         return (u.user + u.system) / 1e6;
       });
@@ -301,49 +293,30 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       const cpu0 = cpuNow();
       const events0 = await kubeEventWrites();
       const changes0 = nodeChanges.total;
-      const lat: number[] = [];
-      const latToKv: number[] = [];
-      const latKvToWatch: number[] = [];
+      const benchLoop = monitorEventLoopDelay({ resolution: 10 });
+      benchLoop.enable();
       const tw = performance.now();
-      for (let i = 0; performance.now() - tw < windowS * 1000; i++) {
-        const node = probeNodes[i % probeNodes.length]!;
-        const next = !cordoned.get(node);
-        cordoned.set(node, next);
-        const subject = `${kvPrefix}${stateKey("node", node)}`;
-        kvWatch.add(subject);
-        kvSeen.delete(subject);
-        const start = performance.now();
-        const seen = new Promise<void>((resolve) => waiting.set(node, { t: start, resolve }));
-        await core.patchNode({ name: node, body: { spec: { unschedulable: next } } }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch));
-        const ok = await Promise.race([seen.then(() => true), sleep(5_000).then(() => false)]);
-        const end = performance.now();
-        // A probe never seen within 5 s counts as 5 s: dropping it would flatter the p99.
-        lat.push(end - start);
-        const kvAt = kvSeen.get(subject);
-        if (ok && kvAt !== undefined) {
-          latToKv.push(kvAt - start);
-          latKvToWatch.push(end - kvAt);
-        }
-        waiting.delete(node);
-        await sleep(100);
-      }
+      const probed = await prober!.window(windowS);
       const seconds = (performance.now() - tw) / 1000;
+      benchLoop.disable();
       const cpu1 = cpuNow();
       const loop1 = await scrapeAll();
       const changes = nodeChanges.total - changes0;
       const eventWrites = (await kubeEventWrites()) - events0;
       const target = workerTarget();
       const moved = (sim.poolMembers().get("worker") ?? []).filter((n) => n.metadata?.annotations?.["machineconfiguration.openshift.io/currentConfig"] === target).length;
-      const s = summary(lat);
-      const k = summary(latToKv);
-      const w = summary(latKvToWatch);
+      const s = summary(probed.lat);
+      const k = summary(probed.toKv);
+      const w = summary(probed.kvToWatch);
       return {
         scale,
         windowS: seconds,
         changes,
         eventWrites,
         rate: changes / seconds,
-        probes: lat.length,
+        probes: probed.lat.length,
+        proberLoopP99Ms: probed.ownLoopP99Ms,
+        benchLoopP99Ms: benchLoop.percentile(99) / 1e6,
         p50: s.p50,
         p99: s.p99,
         moved,
@@ -365,7 +338,8 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       process.stderr.write(`system: ${scale}x: ${step.rate.toFixed(0)} node changes/s over ${step.windowS.toFixed(0)} s, insight p50 ${step.p50.toFixed(0)} / p99 ${step.p99.toFixed(0)} ms (${step.probes} probes), load ${step.loadavg.toFixed(2)}\n`);
       if (!(step.p99 <= TARGET_MS)) missed = true;
     }
-    watch.cancel();
+    await prober.stop();
+    prober = undefined;
     const ladderS = (performance.now() - tLadder) / 1000;
     const api1: WriterCounters | undefined = UPDATE_API ? await writerCounters(aggregatorMetrics) : undefined;
     const avgSize = bus.total > 0 ? Math.round(bytes / bus.total) : 256;
@@ -393,6 +367,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       out.push({ bench: b, metric: `${l}:   ... API write→state-plane write (watcher) p50 / p99`, value: s.toKv.p50, unit: `ms / ${s.toKv.p99.toFixed(0)} ms` });
       out.push({ bench: b, metric: `${l}:   ... state-plane write→watch message (aggregator) p50 / p99`, value: s.kvToWatch.p50, unit: `ms / ${s.kvToWatch.p99.toFixed(0)} ms` });
       out.push({ bench: b, metric: `${l}:   ... 1-min loadavg at the window's end (2 cores; other work included)`, value: s.loadavg, unit: "" });
+      out.push({ bench: b, metric: `${l}:   ... prober's own event-loop delay p99 (bench process with cluster-sim: ${s.benchLoopP99Ms.toFixed(0)} ms)`, value: s.proberLoopP99Ms, unit: "ms" });
       for (const [name, w] of s.loop) {
         out.push({ bench: b, metric: `${l}:   ... ${name}: event-loop delay p99 / max; GC pauses in the window`, value: w.lagP99Ms, unit: `ms / ${w.lagMaxMs.toFixed(0)} ms; ${(w.gcSeconds * 1000).toFixed(0)} ms in ${w.gcCount} GCs` });
       }
@@ -446,6 +421,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
     out.push({ bench: b, metric: "system bus rate (best 1 s while loading) ÷ ceiling", value: ratio, unit: "ratio", target: ">= 0.5", ok: ratio >= 0.5 });
     await tap.close();
   } finally {
+    await prober?.stop();
     status.close();
     await stopSim();
     await system.stop();
