@@ -8,12 +8,14 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { credentials, type sendUnaryData, type ServerUnaryCall } from "@grpc/grpc-js";
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
-import { DisruptionServiceService, type GetUpdateStatusRequest, type GetUpdateStatusResponse, NodeState, stateKey, UpdateStatusServiceClient } from "@lockstep/contracts";
+import { DisruptionServiceService, type GetUpdateStatusRequest, NodeState, stateKey, UpdateStatusServiceClient } from "@lockstep/contracts";
 import { evaluate, inputsFromDocuments, render, wallClockNow } from "@lockstep/insights";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim } from "@lockstep/kube-sim";
 import { silentLogger, startGrpcServer } from "@lockstep/runtime";
 import { Aggregator, aggregatorRunnable, disruptionService, updateStatusService, updateStatusServiceDefinition } from "@lockstep/status-aggregator";
+
+type StatusAnswer = Parameters<typeof updateStatusServiceDefinition.getUpdateStatus.responseSerialize>[0];
 import { startNatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { CLI_NODE_FLAGS } from "../scripts/cli-node-flags.mjs";
@@ -187,14 +189,14 @@ export async function benchStatusAggregator(): Promise<BenchResult[]> {
   let publishedOk = 0;
   const aggregator = new Aggregator({ logger: silentLogger(), debounceMs: 25, hooks: { onPublished: (ok) => void (ok && publishedOk++) } });
   // Server and client run in this one process: time each side of GetUpdateStatus separately. Server:
-  // the handler (status computation, cached node bytes attached) plus the response serializer.
+  // the handler (the current snapshot, nothing computed) plus the response serializer.
   // Client: the response deserializer (ts-proto decode). GC pauses are counted on their own.
   const serverMs: number[] = [];
   let handlerMs = 0;
   const impl = updateStatusService(aggregator, silentLogger());
   const timedImpl = {
     ...impl,
-    getUpdateStatus(call: ServerUnaryCall<GetUpdateStatusRequest, GetUpdateStatusResponse>, cb: sendUnaryData<GetUpdateStatusResponse>) {
+    getUpdateStatus(call: ServerUnaryCall<GetUpdateStatusRequest, StatusAnswer>, cb: sendUnaryData<StatusAnswer>) {
       const t = performance.now();
       impl.getUpdateStatus(call, (err, res) => {
         handlerMs = performance.now() - t;
@@ -207,7 +209,7 @@ export async function benchStatusAggregator(): Promise<BenchResult[]> {
     ...updateStatusServiceDefinition,
     getUpdateStatus: {
       ...updateStatusServiceDefinition.getUpdateStatus,
-      responseSerialize: (res: GetUpdateStatusResponse) => {
+      responseSerialize: (res: StatusAnswer) => {
         const t = performance.now();
         const out = serialize(res);
         serverMs.push(handlerMs + performance.now() - t);
@@ -237,7 +239,7 @@ export async function benchStatusAggregator(): Promise<BenchResult[]> {
   const getClient = summary(q.decode);
   const gcMs = q.gcPerCall * QUERIES;
   const gcMax = q.gcMax;
-  const responseBytes = aggregator.nodeFieldBytes().length;
+  const responseBytes = aggregator.current()!.fieldsLength;
   const getSummary = summary(q.getSummary);
   const renderNone = summary(q.renderNone);
   const renderAll = summary(q.renderAll);

@@ -78,7 +78,8 @@ export function aggregatorRunnable(o: AggregatorRunnableOptions): Runnable {
     async serve(_plane, signal) {
       aggregator.markSynced();
       o.logger.info({ nodes: aggregator.view.nodeCount }, "status view synced");
-      const refresh = setInterval(() => aggregator.refreshWatchers(), o.watchRefreshMs);
+      // A new snapshot now and then: durations, lease holds and the view's age move with time.
+      const refresh = setInterval(() => aggregator.refresh(), o.watchRefreshMs);
       try {
         await abortedPromise(signal);
       } finally {

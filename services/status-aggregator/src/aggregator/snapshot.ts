@@ -1,0 +1,202 @@
+// One immutable snapshot per flush: everything an answer is made of, already encoded where the wire
+// needs bytes, with the freshness it was built with. Readers (gRPC handlers, WatchUpdateStatus, the
+// Update Status API writer) take the aggregator's current() and never cause a recomputation.
+//
+// Node rows and their encoded `UpdateStatus.nodes` fields are kept in two arrays in name order. A
+// new snapshot copies the previous one's arrays (pointers only) and re-encodes just the rows that
+// changed, so consecutive snapshots share every unchanged node's row object and bytes.
+import { GetUpdateStatusResponse, type NodeInsight, type StateFreshness, UpdateStatus } from "@lockstep/contracts";
+import type { ClusterOperator, ClusterVersion, Details, Evaluation, HealthInsight, NodeRecord } from "@lockstep/insights";
+import { encodeNodeField, type EncodedStatus } from "../proto/fast-encode.js";
+import { nodeInsightToProto, updateStatusToProto } from "../proto/to-proto.js";
+import { renderStatus } from "../view/render-status.js";
+
+export interface NodeRow {
+  record: NodeRecord;
+  /** When the row's assessment or phase last changed (Unix ns). */
+  since: bigint;
+}
+
+/** Why a snapshot was made: watchers send a freshness flip at once and alone, the rest throttled. */
+export type SnapshotCause = "flush" | "freshness" | "refresh";
+
+/** The evaluation of the cluster at the snapshot's time, or why there is none (a StatusError). */
+export type Evaluated = { evaluation: Evaluation; extra: readonly HealthInsight[] } | { error: unknown };
+
+export interface SnapshotInput {
+  cause: SnapshotCause;
+  /** The view's revision (flush counter) the snapshot was built from. */
+  revision: number;
+  /** The view's row names, in name order (the same array while no row appears or goes). */
+  names: readonly string[];
+  /** Rows added or changed since the previous snapshot. */
+  changed: readonly NodeRow[];
+  /** Nodes no longer shown since the previous snapshot. */
+  removed: readonly string[];
+  evaluated: Evaluated;
+  clusterVersion: ClusterVersion | undefined;
+  clusterOperators: readonly ClusterOperator[];
+  freshness: StateFreshness | undefined;
+}
+
+const EMPTY = new Uint8Array(0);
+
+export class StatusSnapshot implements EncodedStatus {
+  readonly cause: SnapshotCause;
+  readonly revision: number;
+  readonly names: readonly string[];
+  /** Row of names[i]. */
+  readonly rows: readonly NodeRow[];
+  /** Encoded `UpdateStatus.nodes` field of names[i] (encodeNodeField). */
+  readonly fields: readonly Uint8Array[];
+  readonly fieldsLength: number;
+  /** Names of the rows added or changed, and of those removed, since the previous snapshot. */
+  readonly changed: readonly string[];
+  readonly removed: readonly string[];
+  readonly evaluated: Evaluated;
+  /** The status without nodes; undefined while the cluster cannot be evaluated. */
+  readonly status: UpdateStatus | undefined;
+  readonly statusBytes: Uint8Array;
+  readonly freshness: StateFreshness | undefined;
+  /** GetUpdateStatusResponse's freshness field, encoded (empty when unknown). */
+  readonly freshnessBytes: Uint8Array;
+  readonly clusterVersion: ClusterVersion | undefined;
+  readonly clusterOperators: readonly ClusterOperator[];
+  private readonly rendered = new Map<Details, string>();
+
+  private constructor(i: SnapshotInput, rows: readonly NodeRow[], fields: readonly Uint8Array[], fieldsLength: number, status: UpdateStatus | undefined, statusBytes: Uint8Array) {
+    this.cause = i.cause;
+    this.revision = i.revision;
+    this.names = i.names;
+    this.rows = rows;
+    this.fields = fields;
+    this.fieldsLength = fieldsLength;
+    this.changed = i.changed.map((r) => r.record.name);
+    this.removed = i.removed;
+    this.evaluated = i.evaluated;
+    this.status = status;
+    this.statusBytes = statusBytes;
+    this.freshness = i.freshness;
+    this.freshnessBytes = i.freshness ? GetUpdateStatusResponse.encode({ status: undefined, freshness: i.freshness }).finish() : EMPTY;
+    this.clusterVersion = i.clusterVersion;
+    this.clusterOperators = i.clusterOperators;
+  }
+
+  /**
+   * The snapshot after `prev` (none: the first). Only the changed rows are encoded; the rest are
+   * taken from `prev` by name. `status` is built here too unless `keepStatus` (a freshness flip:
+   * only the freshness differs).
+   */
+  static next(prev: StatusSnapshot | undefined, i: SnapshotInput): StatusSnapshot {
+    const { rows, fields, fieldsLength } = nodeArrays(prev, i.names, i.changed);
+    let status: UpdateStatus | undefined;
+    let statusBytes = EMPTY;
+    if ("evaluation" in i.evaluated) {
+      status = updateStatusToProto({ evaluation: i.evaluated.evaluation, extra: new Set(i.evaluated.extra), nodes: [], revision: i.revision });
+      statusBytes = UpdateStatus.encode(status).finish();
+    }
+    return new StatusSnapshot(i, rows, fields, fieldsLength, status, statusBytes);
+  }
+
+  /** This snapshot with another freshness (everything else shared). */
+  withFreshness(freshness: StateFreshness | undefined): StatusSnapshot {
+    const i: SnapshotInput = { ...this, cause: "freshness", changed: [], removed: [], freshness };
+    return new StatusSnapshot(i, this.rows, this.fields, this.fieldsLength, this.status, this.statusBytes);
+  }
+
+  /** The evaluation; throws what made the cluster not evaluable (a StatusError). */
+  evaluation(): { evaluation: Evaluation; extra: readonly HealthInsight[] } {
+    if ("error" in this.evaluated) throw this.evaluated.error;
+    return this.evaluated;
+  }
+
+  /** The status with its nodes (WatchUpdateStatus's first message); throws while not evaluable. */
+  statusWithNodes(): UpdateStatus {
+    this.evaluation();
+    return { ...this.status!, nodes: this.rows.map((r) => nodeInsightToProto(r.record, r.since)) };
+  }
+
+  /** `lockstep status` text, rendered once per detail level asked for (from this snapshot's evaluation). */
+  render(details: Details): string {
+    let text = this.rendered.get(details);
+    if (text === undefined) {
+      const { evaluation, extra } = this.evaluation();
+      text = renderStatus(evaluation, [...extra], details);
+      this.rendered.set(details, text);
+    }
+    return text;
+  }
+
+  row(name: string): NodeRow | undefined {
+    const i = indexOf(this.names, name);
+    return i < 0 ? undefined : this.rows[i];
+  }
+
+  /** The insight of names[i]. */
+  nodeInsightAt(i: number): NodeInsight {
+    const r = this.rows[i]!;
+    return nodeInsightToProto(r.record, r.since);
+  }
+
+  nodeInsight(name: string): NodeInsight | undefined {
+    const r = this.row(name);
+    return r && nodeInsightToProto(r.record, r.since);
+  }
+}
+
+/** Binary search of sorted names (UTF-16 code unit order, as the view sorts them). */
+function indexOf(names: readonly string[], name: string): number {
+  let lo = 0;
+  let hi = names.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (names[mid]! < name) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < names.length && names[lo] === name ? lo : -1;
+}
+
+function encodeRow(r: NodeRow): Uint8Array {
+  return encodeNodeField(nodeInsightToProto(r.record, r.since));
+}
+
+/** The rows and fields of `names`: changed rows encoded, the others taken from `prev`. */
+function nodeArrays(prev: StatusSnapshot | undefined, names: readonly string[], changed: readonly NodeRow[]): { rows: NodeRow[]; fields: Uint8Array[]; fieldsLength: number } {
+  if (prev && names === prev.names) {
+    // No row appeared or went: the previous arrays with the changed entries replaced.
+    const rows = prev.rows.slice();
+    const fields = prev.fields.slice();
+    let fieldsLength = prev.fieldsLength;
+    for (const r of changed) {
+      const i = indexOf(names, r.record.name);
+      if (i < 0) continue;
+      const f = encodeRow(r);
+      fieldsLength += f.length - fields[i]!.length;
+      rows[i] = r;
+      fields[i] = f;
+    }
+    return { rows, fields, fieldsLength };
+  }
+  const byName = new Map(changed.map((r) => [r.record.name, r]));
+  const oldNames = prev?.names ?? [];
+  const rows = new Array<NodeRow>(names.length);
+  const fields = new Array<Uint8Array>(names.length);
+  let fieldsLength = 0;
+  let j = 0;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const fresh = byName.get(name);
+    while (j < oldNames.length && oldNames[j]! < name) j++;
+    if (fresh || j >= oldNames.length || oldNames[j] !== name) {
+      // A row not held before is in `changed` (the view reports every row it adds).
+      if (!fresh) throw new Error(`status snapshot: row ${name} is neither new nor held`);
+      rows[i] = fresh;
+      fields[i] = encodeRow(fresh);
+    } else {
+      rows[i] = prev!.rows[j]!;
+      fields[i] = prev!.fields[j]!;
+    }
+    fieldsLength += fields[i]!.length;
+  }
+  return { rows, fields, fieldsLength };
+}
