@@ -42,6 +42,7 @@ function combineHooks(a: WriterHooks | undefined, b: WriterHooks | undefined): W
     onWrite: (kind, verb, name) => (a.onWrite?.(kind, verb, name), b.onWrite?.(kind, verb, name)),
     onMode: (m) => (a.onMode?.(m), b.onMode?.(m)),
     onBacklog: (n) => (a.onBacklog?.(n), b.onBacklog?.(n)),
+    onChecked: (d) => (a.onChecked?.(d), b.onChecked?.(d)),
   };
 }
 
@@ -74,7 +75,18 @@ export function updateApiRunnable(o: UpdateApiRunnableOptions): Runnable {
   };
 }
 
-async function writeWhileLeading(o: UpdateApiRunnableOptions, hooks: WriterHooks | undefined, signal: AbortSignal): Promise<void> {
+async function writeWhileLeading(o: UpdateApiRunnableOptions, metricHooks: WriterHooks | undefined, signal: AbortSignal): Promise<void> {
+  // The mode's insight is read at each snapshot: a new one as soon as the mode is known or changes.
+  let shown = "";
+  const refreshOnMode: WriterHooks = {
+    onChecked: (d) => {
+      const now = `${d.mode}\u0000${d.detail}`;
+      if (now === shown) return;
+      shown = now;
+      o.aggregator.refresh();
+    },
+  };
+  const hooks = combineHooks(metricHooks, refreshOnMode);
   const writer = new UpdateApiWriter({
     api: insightApi(o.kc),
     source: o.aggregator,
@@ -88,20 +100,26 @@ async function writeWhileLeading(o: UpdateApiRunnableOptions, hooks: WriterHooks
   o.onWriter?.(writer);
   // `lockstep status` says when (and why) nothing is written.
   const off = o.aggregator.addInsightSource(() => (writer.checked ? modeInsights(writer.mode, CRD_NAMES) : []));
-  // The mode's insight is read at each snapshot: a new one as soon as the mode is known or changes.
-  let shown = "";
-  writer.onChecked = () => {
-    const now = `${writer.mode.mode}\u0000${writer.mode.detail}`;
-    if (now !== shown) {
-      shown = now;
-      o.aggregator.refresh();
-    }
-  };
-  while (!o.aggregator.synced && !signal.aborted) await new Promise((r) => setTimeout(r, 100));
   try {
+    await firstSnapshot(o.aggregator, signal);
     if (signal.aborted) return;
     await writer.run(signal);
   } finally {
     off();
+    o.aggregator.refresh(); // no longer writing here: the mode's insight goes with the next answer
   }
+}
+
+/** Resolves once the aggregator has its first snapshot (the initial sync), or the signal aborts. */
+function firstSnapshot(aggregator: Aggregator, signal: AbortSignal): Promise<void> {
+  if (aggregator.current() || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const off = aggregator.subscribe(done);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      off();
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
 }

@@ -52,6 +52,8 @@ export interface WriterHooks {
   onWrite?: (kind: InsightKind, verb: WriteVerb, name: string) => void;
   onMode?: (mode: ApiMode) => void;
   onBacklog?: (pending: number) => void;
+  /** After every check of the CRDs (the mode `lockstep status` shows may have changed). */
+  onChecked?: (mode: ModeDecision) => void;
 }
 
 export interface UpdateApiWriterOptions {
@@ -133,9 +135,6 @@ export class UpdateApiWriter {
   get mode(): ModeDecision {
     return this.decision;
   }
-
-  /** Called after every check of the CRDs (the mode shown in `lockstep status` may have changed). */
-  onChecked: (() => void) | undefined;
 
   /** Whether the CRDs were checked at least once (before that, `mode` is only a placeholder). */
   get checked(): boolean {
@@ -235,7 +234,7 @@ export class UpdateApiWriter {
     }
     this.decision = decision;
     this.checkedOnce = true;
-    this.onChecked?.();
+    this.o.hooks?.onChecked?.(decision);
     if (decision.mode !== "writing") return;
     this.observed.clear();
     this.nodesSeen.clear();
