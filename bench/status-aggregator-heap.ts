@@ -26,7 +26,6 @@ import type { Aggregator as AggregatorClass, updateStatusServiceDefinition as De
 
 // BENCH_AGGREGATOR_DIST=<dir>: the aggregator from another build (its dist/), to compare.
 const dist = process.env.BENCH_AGGREGATOR_DIST;
-// (A build from before the snapshots, without current(), cannot be compared this way.)
 const { Aggregator, AGGREGATOR_PROJECTIONS: projections = {}, updateStatusServiceDefinition } = (await import(dist ? pathToFileURL(`${dist}/index.js`).href : "@lockstep/status-aggregator")) as {
   Aggregator: typeof AggregatorClass;
   AGGREGATOR_PROJECTIONS?: Record<string, (v: never) => unknown>;
@@ -191,6 +190,7 @@ let initial: StateChange[] | undefined = [...clusterChanges(), ...Array.from({ l
 const toApply = initial.map((c) => c.key);
 initial = undefined;
 const cached = heap();
+const rssCached = process.memoryUsage().rss;
 for (const key of toApply) {
   const e = cache.get(key)!;
   aggregator.apply({ key, parsed: e.parsed, op: "put", value: e.value, revision: e.revision });
@@ -199,9 +199,15 @@ toApply.length = 0;
 aggregator.markSynced();
 aggregator.stop();
 /** What a GetUpdateStatus (all nodes) serializes: the current snapshot, nothing recomputed. */
-const answer = (): number => serializeAnswer({ encoded: aggregator.current()!, omitNodes: false }).length;
+const answer = (): number => {
+  // A build from before the snapshots (BENCH_AGGREGATOR_DIST): its handler's three calls.
+  const old = aggregator as unknown as { status?: (omit: boolean) => { pools: unknown[] }; nodeFieldBytes?: () => Uint8Array };
+  if (old.status && old.nodeFieldBytes) return old.status(true).pools.length + old.nodeFieldBytes().length;
+  return serializeAnswer({ encoded: aggregator.current()!, omitNodes: false }).length;
+};
 answer();
 const loaded = heap();
+const rssLoaded = process.memoryUsage().rss;
 
 // Rolling update: every worker walks pending → working → draining → rebooting → updated, 100 nodes
 // at a time in flight, one flush per 100 changes (a debounce window under load), a GetUpdateStatus
@@ -273,6 +279,7 @@ console.log(`  process heapUsed after the update                             ${(
 console.log(`  external + array buffers                                      ${(process.memoryUsage().arrayBuffers / MiB).toFixed(1)} MiB`);
 // Peak RSS of this process (the snapshots the harness holds included): with the chart's heap flags
 // (--max-old-space-size=96 --max-semi-space-size=4) the closest single-process stand-in for the pod.
+console.log(`  RSS after the cache load / the aggregator's load / the update  ${(rssCached / MiB).toFixed(0)} / ${(rssLoaded / MiB).toFixed(0)} / ${(process.memoryUsage().rss / MiB).toFixed(0)} MiB`);
 console.log(`  peak RSS (${process.execArgv.filter((a) => a.startsWith("--max-")).join(" ") || "node's default heap"})    ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
 console.log(`rolling update: ${changes} node changes, ${flushes} flushes, ${walkMs.toFixed(0)} ms (${publishedWhileWalking} facts pending at a wave's end)`);
 if (sampling) {

@@ -51,7 +51,7 @@ describe("Aggregator snapshots", () => {
     expect(second.changed).toEqual(["n1"]);
     expect(second.row("n1")).not.toBe(first.row("n1"));
     expect(second.row("n1")!.record).not.toEqual(first.row("n1")!.record);
-    expect(second.fields[1]).toBe(first.fields[1]); // n2 unchanged: the same bytes
+    expect(second.fields.at(1)).toBe(first.fields.at(1)); // n2 unchanged: the same bytes
     expect(first.row("n1")).toBe(firstRow); // the older snapshot is untouched
     a.stop();
   });

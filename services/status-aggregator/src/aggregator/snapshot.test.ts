@@ -49,29 +49,29 @@ describe("StatusSnapshot", () => {
     const d = row("d");
     const names1 = ["a", "b", "d"];
     const s1 = StatusSnapshot.next(undefined, input(names1, [a, b, d]));
-    expect(s1.fields).toEqual(expectedFields([a, b, d]));
-    expect(s1.fieldsLength).toBe(s1.fields.reduce((n, f) => n + f.length, 0));
+    expect(s1.fields.toArray()).toEqual(expectedFields([a, b, d]));
+    expect(s1.fieldsLength).toBe(s1.fields.toArray().reduce((n, f) => n + f.length, 0));
 
     // b changed, the same names array (no row came or went): a and d are the very same buffers.
     const b2 = row("b", "changed");
     const s2 = StatusSnapshot.next(s1, input(names1, [b2]));
-    expect(s2.fields[0]).toBe(s1.fields[0]);
-    expect(s2.fields[2]).toBe(s1.fields[2]);
-    expect(s2.fields[1]).toEqual(expectedFields([b2])[0]);
+    expect(s2.fields.at(0)).toBe(s1.fields.at(0));
+    expect(s2.fields.at(2)).toBe(s1.fields.at(2));
+    expect(s2.fields.at(1)).toEqual(expectedFields([b2])[0]);
     expect(s2.row("b")).toBe(b2);
     expect(s2.changed).toEqual(["b"]);
     // The earlier snapshot is untouched.
     expect(s1.row("b")).toBe(b);
-    expect(s1.fields[1]).toEqual(expectedFields([b])[0]);
+    expect(s1.fields.at(1)).toEqual(expectedFields([b])[0]);
 
     // c and e new, a removed: the others taken over by name.
     const c = row("c");
     const e = row("e");
     const s3 = StatusSnapshot.next(s2, input(["b", "c", "d", "e"], [c, e], ["a"]));
-    expect(s3.fields[0]).toBe(s2.fields[1]);
-    expect(s3.fields[2]).toBe(s2.fields[2]);
-    expect(s3.fields).toEqual(expectedFields([b2, c, d, e]));
-    expect(s3.fieldsLength).toBe(s3.fields.reduce((n, f) => n + f.length, 0));
+    expect(s3.fields.at(0)).toBe(s2.fields.at(1));
+    expect(s3.fields.at(2)).toBe(s2.fields.at(2));
+    expect(s3.fields.toArray()).toEqual(expectedFields([b2, c, d, e]));
+    expect(s3.fieldsLength).toBe(s3.fields.toArray().reduce((n, f) => n + f.length, 0));
     expect(s3.removed).toEqual(["a"]);
     expect(s3.nodeInsight("a")).toBeUndefined();
     expect(s3.nodeInsight("c")).toEqual(nodeInsightToProto(c.record, c.since));
@@ -99,7 +99,7 @@ describe("StatusSnapshot", () => {
     expect(s2.changed).toEqual([]);
     // As the GetUpdateStatus serializer would write it, with a status stand-in.
     const status = UpdateStatus.fromPartial({ revision: "3" });
-    const bytes = encodeStatusAnswer({ encoded: { ...s2, fields: s2.fields, fieldsLength: s2.fieldsLength, freshnessBytes: s2.freshnessBytes, statusBytes: UpdateStatus.encode(status).finish() }, omitNodes: false });
+    const bytes = encodeStatusAnswer({ encoded: { fieldChunks: s2.fieldChunks, fieldsLength: s2.fieldsLength, freshnessBytes: s2.freshnessBytes, statusBytes: UpdateStatus.encode(status).finish() }, omitNodes: false });
     const decoded = GetUpdateStatusResponse.decode(bytes);
     expect(decoded.freshness).toEqual(freshness);
     expect(decoded.status!.nodes).toEqual([nodeInsightToProto(row("a").record, row("a").since)]);

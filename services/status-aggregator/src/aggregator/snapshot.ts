@@ -2,14 +2,15 @@
 // needs bytes, with the freshness it was built with. Readers (gRPC handlers, WatchUpdateStatus, the
 // Update Status API writer) take the aggregator's current() and never cause a recomputation.
 //
-// Node rows and their encoded `UpdateStatus.nodes` fields are kept in two arrays in name order. A
-// new snapshot copies the previous one's arrays (pointers only) and re-encodes just the rows that
-// changed, so consecutive snapshots share every unchanged node's row object and bytes.
+// Node rows and their encoded `UpdateStatus.nodes` fields are kept in two chunked arrays in name
+// order (chunked.ts). A new snapshot re-encodes just the rows that changed and copies only their
+// chunks, so consecutive snapshots share every unchanged node's row object and bytes.
 import { GetUpdateStatusResponse, type NodeInsight, type StateFreshness, UpdateStatus } from "@lockstep/contracts";
 import type { ClusterOperator, ClusterVersion, Details, Evaluation, HealthInsight, NodeRecord } from "@lockstep/insights";
 import { encodeNodeField, type EncodedStatus } from "../proto/fast-encode.js";
 import { nodeInsightToProto, updateStatusToProto } from "../proto/to-proto.js";
 import { renderStatus } from "../view/render-status.js";
+import { Chunked } from "./chunked.js";
 
 export interface NodeRow {
   record: NodeRecord;
@@ -46,9 +47,9 @@ export class StatusSnapshot implements EncodedStatus {
   readonly revision: number;
   readonly names: readonly string[];
   /** Row of names[i]. */
-  readonly rows: readonly NodeRow[];
+  readonly rows: Chunked<NodeRow>;
   /** Encoded `UpdateStatus.nodes` field of names[i] (encodeNodeField). */
-  readonly fields: readonly Uint8Array[];
+  readonly fields: Chunked<Uint8Array>;
   readonly fieldsLength: number;
   /** Names of the rows added or changed, and of those removed, since the previous snapshot. */
   readonly changed: readonly string[];
@@ -64,7 +65,7 @@ export class StatusSnapshot implements EncodedStatus {
   readonly clusterOperators: readonly ClusterOperator[];
   private readonly rendered = new Map<Details, string>();
 
-  private constructor(i: SnapshotInput, rows: readonly NodeRow[], fields: readonly Uint8Array[], fieldsLength: number, status: UpdateStatus | undefined, statusBytes: Uint8Array) {
+  private constructor(i: SnapshotInput, rows: Chunked<NodeRow>, fields: Chunked<Uint8Array>, fieldsLength: number, status: UpdateStatus | undefined, statusBytes: Uint8Array) {
     this.cause = i.cause;
     this.revision = i.revision;
     this.names = i.names;
@@ -104,6 +105,10 @@ export class StatusSnapshot implements EncodedStatus {
     return new StatusSnapshot(i, this.rows, this.fields, this.fieldsLength, this.status, this.statusBytes);
   }
 
+  get fieldChunks(): readonly (readonly Uint8Array[])[] {
+    return this.fields.chunks;
+  }
+
   /** The evaluation; throws what made the cluster not evaluable (a StatusError). */
   evaluation(): { evaluation: Evaluation; extra: readonly HealthInsight[] } {
     if ("error" in this.evaluated) throw this.evaluated.error;
@@ -113,7 +118,7 @@ export class StatusSnapshot implements EncodedStatus {
   /** The status with its nodes (WatchUpdateStatus's first message); throws while not evaluable. */
   statusWithNodes(): UpdateStatus {
     this.evaluation();
-    return { ...this.status!, nodes: this.rows.map((r) => nodeInsightToProto(r.record, r.since)) };
+    return { ...this.status!, nodes: this.rows.toArray().map((r) => nodeInsightToProto(r.record, r.since)) };
   }
 
   /** `lockstep status` text, rendered once per detail level asked for (from this snapshot's evaluation). */
@@ -129,12 +134,12 @@ export class StatusSnapshot implements EncodedStatus {
 
   row(name: string): NodeRow | undefined {
     const i = indexOf(this.names, name);
-    return i < 0 ? undefined : this.rows[i];
+    return i < 0 ? undefined : this.rows.at(i);
   }
 
   /** The insight of names[i]. */
   nodeInsightAt(i: number): NodeInsight {
-    const r = this.rows[i]!;
+    const r = this.rows.at(i);
     return nodeInsightToProto(r.record, r.since);
   }
 
@@ -161,21 +166,21 @@ function encodeRow(r: NodeRow): Uint8Array {
 }
 
 /** The rows and fields of `names`: changed rows encoded, the others taken from `prev`. */
-function nodeArrays(prev: StatusSnapshot | undefined, names: readonly string[], changed: readonly NodeRow[]): { rows: NodeRow[]; fields: Uint8Array[]; fieldsLength: number } {
+function nodeArrays(prev: StatusSnapshot | undefined, names: readonly string[], changed: readonly NodeRow[]): { rows: Chunked<NodeRow>; fields: Chunked<Uint8Array>; fieldsLength: number } {
   if (prev && names === prev.names) {
-    // No row appeared or went: the previous arrays with the changed entries replaced.
-    const rows = prev.rows.slice();
-    const fields = prev.fields.slice();
+    // No row appeared or went: the previous chunks with the changed entries replaced.
+    const rows: Array<[number, NodeRow]> = [];
+    const fields: Array<[number, Uint8Array]> = [];
     let fieldsLength = prev.fieldsLength;
     for (const r of changed) {
       const i = indexOf(names, r.record.name);
       if (i < 0) continue;
       const f = encodeRow(r);
-      fieldsLength += f.length - fields[i]!.length;
-      rows[i] = r;
-      fields[i] = f;
+      fieldsLength += f.length - prev.fields.at(i).length;
+      rows.push([i, r]);
+      fields.push([i, f]);
     }
-    return { rows, fields, fieldsLength };
+    return { rows: prev.rows.with(rows), fields: prev.fields.with(fields), fieldsLength };
   }
   const byName = new Map(changed.map((r) => [r.record.name, r]));
   const oldNames = prev?.names ?? [];
@@ -193,10 +198,10 @@ function nodeArrays(prev: StatusSnapshot | undefined, names: readonly string[], 
       rows[i] = fresh;
       fields[i] = encodeRow(fresh);
     } else {
-      rows[i] = prev!.rows[j]!;
-      fields[i] = prev!.fields[j]!;
+      rows[i] = prev!.rows.at(j);
+      fields[i] = prev!.fields.at(j);
     }
     fieldsLength += fields[i]!.length;
   }
-  return { rows, fields, fieldsLength };
+  return { rows: Chunked.of(rows), fields: Chunked.of(fields), fieldsLength };
 }

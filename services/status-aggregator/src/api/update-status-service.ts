@@ -42,7 +42,7 @@ function currentSnapshot(agg: Aggregator): StatusSnapshot {
 
 /** A node's pool and assessment from a snapshot's row, without building its insight. */
 function snapshotKeys(s: StatusSnapshot): NodeKeys<number> {
-  return { name: (i) => s.names[i]!, pool: (i) => s.rows[i]!.record.pool, assessment: (i) => s.rows[i]!.record.assessment };
+  return { name: (i) => s.names[i]!, pool: (i) => s.rows.at(i).record.pool, assessment: (i) => s.rows.at(i).record.assessment };
 }
 
 export function parseDetailsArg(value: string): Details {

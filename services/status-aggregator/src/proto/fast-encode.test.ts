@@ -7,7 +7,7 @@ function encoded(status: UpdateStatus, nodes: NodeInsight[], freshness?: StateFr
   const fields = nodes.map(encodeNodeField);
   return {
     statusBytes: UpdateStatus.encode(status).finish(),
-    fields,
+    fieldChunks: [fields],
     fieldsLength: fields.reduce((n, f) => n + f.length, 0),
     freshnessBytes: freshness ? GetUpdateStatusResponse.encode({ status: undefined, freshness }).finish() : new Uint8Array(0),
   };

@@ -59,7 +59,8 @@ export function encodeNodeField(n: NodeInsight): Buffer {
  */
 export interface EncodedStatus {
   readonly statusBytes: Uint8Array;
-  readonly fields: readonly Uint8Array[];
+  /** The node fields in name order, in chunks (concatenated, they are `UpdateStatus.nodes`). */
+  readonly fieldChunks: readonly (readonly Uint8Array[])[];
   readonly fieldsLength: number;
   readonly freshnessBytes: Uint8Array;
 }
@@ -85,9 +86,11 @@ export function encodeStatusAnswer({ encoded: e, omitNodes }: StatusAnswer): Buf
   out.set(e.statusBytes, head);
   let at = head + e.statusBytes.length;
   if (!omitNodes) {
-    for (const f of e.fields) {
-      out.set(f, at);
-      at += f.length;
+    for (const chunk of e.fieldChunks) {
+      for (const f of chunk) {
+        out.set(f, at);
+        at += f.length;
+      }
     }
   }
   out.set(e.freshnessBytes, at);
