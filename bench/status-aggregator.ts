@@ -14,13 +14,14 @@ import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim } from "@lockstep/kube-sim";
 import { silentLogger, startGrpcServer } from "@lockstep/runtime";
 import { Aggregator, aggregatorRunnable, disruptionService, updateStatusService, updateStatusServiceDefinition } from "@lockstep/status-aggregator";
-
-type StatusAnswer = Parameters<typeof updateStatusServiceDefinition.getUpdateStatus.responseSerialize>[0];
 import { startNatsServer } from "@lockstep/testing";
 import { watcherRunnable } from "@lockstep/watcher";
 import { CLI_NODE_FLAGS } from "../scripts/cli-node-flags.mjs";
 import { sized } from "./lib/quick.js";
 import { printResults, sleep, summary, timed, type BenchResult } from "./lib/stats.js";
+
+/** What the GetUpdateStatus handler answers (the current snapshot) and the serializer takes. */
+type StatusAnswer = Parameters<typeof updateStatusServiceDefinition.getUpdateStatus.responseSerialize>[0];
 
 const NODES = sized("BENCH_NODES", 10_000, 200);
 const CHANGES = sized("BENCH_CHANGES", 100_000, 1_000);
@@ -249,6 +250,7 @@ export async function benchStatusAggregator(): Promise<BenchResult[]> {
   const core = kc.makeApiClient(CoreV1Api);
   const list = (group: string, plural: string) => custom.listClusterCustomObject({ group, version: "v1", plural });
   let ocText = "";
+  let ocInputs: ReturnType<typeof inputsFromDocuments> | undefined;
   const ocSamples = await timed(OC_RUNS, async () => {
     const [cv, co, mcp, mc, nodes] = await Promise.all([
       list("config.openshift.io", "clusterversions"),
@@ -259,10 +261,14 @@ export async function benchStatusAggregator(): Promise<BenchResult[]> {
     ]);
     const inputs = inputsFromDocuments({ clusterVersion: cv, clusterOperators: co, machineConfigPools: mcp, machineConfigs: mc, nodes: JSON.parse(JSON.stringify(nodes)) });
     ocText = render(evaluate(inputs, { now: wallClockNow(), wallClock: wallClockNow() }), "none");
+    ocInputs = inputs;
   });
   const oc = summary(ocSamples);
-  // Fetched right after the oc way's render, so both texts are of the same moment (durations match).
+  // The same moment for both texts (durations match): the oc way's last inputs evaluated at the "now"
+  // of the snapshot the answer came from (answers are at most a second behind the clock).
   const liveText = await renderNoneOnce(`127.0.0.1:${grpc.port}`);
+  const answeredAt = aggregator.current()!.evaluation().evaluation.now;
+  ocText = render(evaluate(ocInputs!, { now: answeredAt, wallClock: answeredAt }), "none");
   const sameTable = liveText.split("\n").slice(0, 12).join("\n") === ocText.split("\n").slice(0, 12).join("\n");
 
   // Absorption: node snapshot changes applied to the live view, recomputed in coalesced batches

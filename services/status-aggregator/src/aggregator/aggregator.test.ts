@@ -65,6 +65,18 @@ describe("Aggregator snapshots", () => {
     a.stop();
   });
 
+  it("makes a snapshot for time alone on tick(), sharing every row", () => {
+    const a = synced();
+    const before = a.current()!;
+    a.tick();
+    const after = a.current()!;
+    expect(after).not.toBe(before);
+    expect(after).toMatchObject({ cause: "tick", changed: [], removed: [] });
+    expect(after.rows).toBe(before.rows);
+    expect(after.fields).toBe(before.fields);
+    a.stop();
+  });
+
   it("makes a snapshot at once when the view turns stale, sharing everything else", () => {
     const a = synced();
     let fresh = true;

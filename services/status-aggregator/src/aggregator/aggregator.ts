@@ -223,11 +223,19 @@ export class Aggregator {
   }
 
   /**
-   * A new snapshot without a change of the view: durations, lease holds and the freshness age move
-   * with time, and the extra insight sources (alerts, the writer's mode) change on their own.
+   * A new snapshot without a change of the view, for the watchers too: the extra insight sources
+   * (alerts, the writer's mode) changed, or their periodic refresh.
    */
   refresh(): void {
     if (this.isSynced) this.next("refresh", this.clock(), { changed: [], removed: [] });
+  }
+
+  /**
+   * A new snapshot because time moved (durations, lease holds, the view's age), for the answers
+   * only: the runnable calls it every second, so an answer's "now" is at most that old.
+   */
+  tick(): void {
+    if (this.isSynced) this.next("tick", this.clock(), { changed: [], removed: [] });
   }
 
   /**

@@ -18,8 +18,12 @@ export interface NodeRow {
   since: bigint;
 }
 
-/** Why a snapshot was made: watchers send a freshness flip at once and alone, the rest throttled. */
-export type SnapshotCause = "flush" | "freshness" | "refresh";
+/**
+ * Why a snapshot was made. flush: rows changed; freshness: the view turned stale or fresh (watchers
+ * hear it at once, alone); refresh: an input beside the view changed (alerts, the writer's mode) or
+ * the watchers' periodic refresh; tick: only time moved (durations, the view's age), for answers.
+ */
+export type SnapshotCause = "flush" | "freshness" | "refresh" | "tick";
 
 /** The evaluation of the cluster at the snapshot's time, or why there is none (a StatusError). */
 export type Evaluated = { evaluation: Evaluation; extra: readonly HealthInsight[] } | { error: unknown };
@@ -85,8 +89,7 @@ export class StatusSnapshot implements EncodedStatus {
 
   /**
    * The snapshot after `prev` (none: the first). Only the changed rows are encoded; the rest are
-   * taken from `prev` by name. `status` is built here too unless `keepStatus` (a freshness flip:
-   * only the freshness differs).
+   * taken from `prev` by name. The status is built and encoded here, once for every reader.
    */
   static next(prev: StatusSnapshot | undefined, i: SnapshotInput): StatusSnapshot {
     const { rows, fields, fieldsLength } = nodeArrays(prev, i.names, i.changed);
@@ -101,7 +104,17 @@ export class StatusSnapshot implements EncodedStatus {
 
   /** This snapshot with another freshness (everything else shared). */
   withFreshness(freshness: StateFreshness | undefined): StatusSnapshot {
-    const i: SnapshotInput = { ...this, cause: "freshness", changed: [], removed: [], freshness };
+    const i: SnapshotInput = {
+      cause: "freshness",
+      revision: this.revision,
+      names: this.names,
+      changed: [],
+      removed: [],
+      evaluated: this.evaluated,
+      clusterVersion: this.clusterVersion,
+      clusterOperators: this.clusterOperators,
+      freshness,
+    };
     return new StatusSnapshot(i, this.rows, this.fields, this.fieldsLength, this.status, this.statusBytes);
   }
 
@@ -121,7 +134,12 @@ export class StatusSnapshot implements EncodedStatus {
     return { ...this.status!, nodes: this.rows.toArray().map((r) => nodeInsightToProto(r.record, r.since)) };
   }
 
-  /** `lockstep status` text, rendered once per detail level asked for (from this snapshot's evaluation). */
+  /**
+   * `lockstep status` text, rendered once per detail level asked for, from this snapshot's
+   * evaluation. Its pool summaries sort their rows when first read, from the view: the same rows as
+   * the current snapshot's (rows change only in a flush, and every such flush makes a snapshot);
+   * readers render current().
+   */
   render(details: Details): string {
     let text = this.rendered.get(details);
     if (text === undefined) {

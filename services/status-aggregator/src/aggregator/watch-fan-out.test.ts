@@ -69,6 +69,8 @@ describe("WatchFanOut", () => {
     expect(got).toHaveLength(3);
     expect(got[2]).toEqual({ status: undefined, changedNodes: [], removedNodes: [], freshness: freshness(true) });
     vi.advanceTimersByTime(100);
+    fan.publish(snap({ cause: "tick", freshness: freshness(true) })); // time alone: not sent
+    expect(got).toHaveLength(3);
     fan.publish(snap({ cause: "refresh", freshness: freshness(true) }));
     expect(got[3]).toMatchObject({ status: {}, freshness: { stale: true, ageSeconds: 20 } });
   });

@@ -50,7 +50,8 @@ export class WatchFanOut {
   /** A new snapshot: a freshness flip goes out now, anything else within the interval. */
   publish(s: WatchSnapshot): void {
     this.latest = s;
-    if (this.watchers.size === 0) return;
+    // A tick moves only time: watchers get that with their periodic refresh.
+    if (this.watchers.size === 0 || s.cause === "tick") return;
     if (s.cause === "freshness") {
       // Not held back by the interval: nothing else may come for a long time.
       for (const w of this.watchers) w.listener({ status: undefined, changedNodes: [], removedNodes: [], freshness: s.freshness });

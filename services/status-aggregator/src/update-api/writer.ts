@@ -150,7 +150,8 @@ export class UpdateApiWriter {
   async run(signal: AbortSignal): Promise<void> {
     // A plain consumer of the snapshots: each marks what it changed; passes read the latest.
     const off = this.o.source.subscribe((s) => {
-      if (s.cause === "freshness") return; // nothing written depends on the view's age
+      // Nothing written depends on the view's age; time alone moves the cluster objects at refreshMs.
+      if (s.cause === "freshness" || s.cause === "tick") return;
       for (const n of s.changed) this.dirtyNodes.add(n);
       for (const n of s.removed) this.dirtyNodes.add(n);
       this.clusterDirty = true;
