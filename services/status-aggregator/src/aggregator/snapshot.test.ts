@@ -43,21 +43,23 @@ const input = (names: string[], changed: NodeRow[], removed: string[] = []): Sna
 const expectedFields = (rows: NodeRow[]) => rows.map((r) => encodeNodeField(nodeInsightToProto(r.record, r.since)));
 
 describe("StatusSnapshot", () => {
-  it("encodes each node once, and shares unchanged nodes' rows and bytes with the previous snapshot", () => {
+  it("encodes each node once, when first asked for, and shares unchanged nodes' rows and bytes with the previous snapshot", () => {
     const a = row("a");
     const b = row("b");
     const d = row("d");
     const names1 = ["a", "b", "d"];
     const s1 = StatusSnapshot.next(undefined, input(names1, [a, b, d]));
-    expect(s1.fields.toArray()).toEqual(expectedFields([a, b, d]));
-    expect(s1.fieldsLength).toBe(s1.fields.toArray().reduce((n, f) => n + f.length, 0));
+    expect(s1.fields.toArray()).toEqual([undefined, undefined, undefined]); // nothing asked yet
+    expect(s1.fieldChunks.flat()).toEqual(expectedFields([a, b, d]));
+    expect(s1.fieldsLength).toBe(s1.fieldChunks.flat().reduce((n, f) => n + f.length, 0));
 
     // b changed, the same names array (no row came or went): a and d are the very same buffers.
     const b2 = row("b", "changed");
     const s2 = StatusSnapshot.next(s1, input(names1, [b2]));
+    expect(s2.fields.at(1)).toBeUndefined();
+    expect(s2.fieldChunks.flat()).toEqual(expectedFields([a, b2, d]));
     expect(s2.fields.at(0)).toBe(s1.fields.at(0));
     expect(s2.fields.at(2)).toBe(s1.fields.at(2));
-    expect(s2.fields.at(1)).toEqual(expectedFields([b2])[0]);
     expect(s2.row("b")).toBe(b2);
     expect(s2.changed).toEqual(["b"]);
     // The earlier snapshot is untouched.
@@ -70,11 +72,19 @@ describe("StatusSnapshot", () => {
     const s3 = StatusSnapshot.next(s2, input(["b", "c", "d", "e"], [c, e], ["a"]));
     expect(s3.fields.at(0)).toBe(s2.fields.at(1));
     expect(s3.fields.at(2)).toBe(s2.fields.at(2));
-    expect(s3.fields.toArray()).toEqual(expectedFields([b2, c, d, e]));
-    expect(s3.fieldsLength).toBe(s3.fields.toArray().reduce((n, f) => n + f.length, 0));
+    expect(s3.fieldChunks.flat()).toEqual(expectedFields([b2, c, d, e]));
+    expect(s3.fieldsLength).toBe(s3.fieldChunks.flat().reduce((n, f) => n + f.length, 0));
     expect(s3.removed).toEqual(["a"]);
     expect(s3.nodeInsight("a")).toBeUndefined();
     expect(s3.nodeInsight("c")).toEqual(nodeInsightToProto(c.record, c.since));
+  });
+
+  it("encodes a field asked for through a later snapshot once, for every snapshot sharing its chunk", () => {
+    const s1 = StatusSnapshot.next(undefined, input(["a", "b"], [row("a"), row("b")]));
+    const s2 = s1.withFreshness(undefined);
+    const [first] = s2.fieldChunks.flat();
+    expect(s1.fields.at(0)).toBe(first); // s1 shares the chunk: the same bytes, not encoded again
+    expect(s1.fieldChunks.flat()[0]).toBe(first);
   });
 
   it("refuses a row neither new nor held (the view reports every row it adds)", () => {
