@@ -1,9 +1,10 @@
 // The aggregator: state-plane changes in, one immutable StatusSnapshot (snapshot.ts) out per
 // recomputation. The feed (state-feed.ts) fills the incremental status view, a debounce coalesces
-// recomputations, and each flush makes a snapshot that already holds the encoded answers and the
-// view's freshness; readers take current() (gRPC handlers, api/) or subscribe (the watch fan-out,
-// watch-fan-out.ts, and the Update Status API writer, update-api/). Transitions become
-// insight.changed facts (insight-events.ts). No network I/O here: the runnable connects it to NATS.
+// recomputations, and each flush makes a snapshot that holds the answers (the status encoded, node
+// fields encoded once when first asked for) and the view's freshness; readers take current() (gRPC
+// handlers, api/) or subscribe (the watch fan-out, watch-fan-out.ts, and the Update Status API
+// writer, update-api/). Transitions become insight.changed facts (insight-events.ts). No network
+// I/O here: the runnable connects it to NATS.
 //
 // Read path: state change → feed → view → flush → snapshot → current() / subscribers. Snapshots
 // are also made for a freshness flip, refresh() and, time alone, tick() (every second).
@@ -21,8 +22,8 @@
 //                       set, so a node changed N times is evaluated once (the workqueue's dedup).
 //   5. Predicate        sameRecord: a re-evaluated row equal to the old one is no change (no
 //                       snapshot entry, no watcher message, no Update Status write).
-// The snapshot then re-encodes only the rows stage 5 let through; unchanged nodes' bytes are shared
-// with the previous snapshot. That replaced a sixth stage, NodeFieldCache (encodings kept apart from
+// The snapshot then encodes only the rows stage 5 let through (once, when an answer first needs
+// them); unchanged nodes' bytes are shared with the previous snapshot. That replaced a sixth stage, NodeFieldCache (encodings kept apart from
 // the view, re-encoded when an answer next asked), with no measured cost in memory (see the heap bench).
 import type { StateChange } from "@lockstep/bus";
 import type { InsightChanged, ListEffectivePoliciesResponse, NodePreview, StateFreshness as StateFreshnessMessage } from "@lockstep/contracts";
