@@ -53,13 +53,12 @@ describe("StatusSnapshot", () => {
     expect(s1.fieldChunks.flat()).toEqual(expectedFields([a, b, d]));
     expect(s1.fieldsLength).toBe(s1.fieldChunks.flat().reduce((n, f) => n + f.length, 0));
 
-    // b changed, the same names array (no row came or went): a and d are the very same buffers.
+    // b changed, the same names array (no row came or went): a and d kept, b encoded anew.
     const b2 = row("b", "changed");
     const s2 = StatusSnapshot.next(s1, input(names1, [b2]));
     expect(s2.fields.at(1)).toBeUndefined();
     expect(s2.fieldChunks.flat()).toEqual(expectedFields([a, b2, d]));
-    expect(s2.fields.at(0)).toBe(s1.fields.at(0));
-    expect(s2.fields.at(2)).toBe(s1.fields.at(2));
+    expect(s2.row("a")).toBe(a);
     expect(s2.row("b")).toBe(b2);
     expect(s2.changed).toEqual(["b"]);
     // The earlier snapshot is untouched.
@@ -70,13 +69,26 @@ describe("StatusSnapshot", () => {
     const c = row("c");
     const e = row("e");
     const s3 = StatusSnapshot.next(s2, input(["b", "c", "d", "e"], [c, e], ["a"]));
-    expect(s3.fields.at(0)).toBe(s2.fields.at(1));
-    expect(s3.fields.at(2)).toBe(s2.fields.at(2));
     expect(s3.fieldChunks.flat()).toEqual(expectedFields([b2, c, d, e]));
     expect(s3.fieldsLength).toBe(s3.fieldChunks.flat().reduce((n, f) => n + f.length, 0));
     expect(s3.removed).toEqual(["a"]);
     expect(s3.nodeInsight("a")).toBeUndefined();
     expect(s3.nodeInsight("c")).toEqual(nodeInsightToProto(c.record, c.since));
+  });
+
+  it("shares every chunk without a change with the previous snapshot, and packs a chunk's fields into one buffer", () => {
+    const names = Array.from({ length: 300 }, (_, i) => `n${String(i).padStart(3, "0")}`);
+    const rows = names.map((n) => row(n));
+    const s1 = StatusSnapshot.next(undefined, input(names, rows));
+    const chunks1 = s1.fieldChunks;
+    expect(chunks1).toHaveLength(2); // chunks of 256
+    expect(new Set(chunks1[0]!.map((f) => f.buffer)).size).toBe(1);
+    const s2 = StatusSnapshot.next(s1, input(names, [row("n001", "changed")]));
+    const chunks2 = s2.fieldChunks;
+    expect(chunks2[1]).toBe(chunks1[1]); // nodes 256-299 unchanged: the same chunk, the same bytes
+    expect(chunks2[0]).not.toBe(chunks1[0]);
+    expect(chunks2.flat()).toEqual(expectedFields([rows[0]!, row("n001", "changed"), ...rows.slice(2)]));
+    expect(chunks1.flat()).toEqual(expectedFields(rows)); // the earlier snapshot as it was
   });
 
   it("encodes a field asked for through a later snapshot once, for every snapshot sharing its chunk", () => {
