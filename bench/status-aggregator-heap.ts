@@ -4,6 +4,7 @@
 // is walked through with coalesced flushes. heapUsed is read after gc(), so CPU load does not disturb
 // the figures; allocation is sampled by V8's heap profiler (objects collected by GC included).
 // Run: node --expose-gc --import tsx status-aggregator-heap.ts  (BENCH_NODES, BENCH_TOP, BENCH_SAMPLE)
+// With the chart's heap flags: node --expose-gc --max-old-space-size=96 --max-semi-space-size=4 --import tsx ...
 import { Session } from "node:inspector/promises";
 import { pathToFileURL } from "node:url";
 import type { StateChange } from "@lockstep/bus";
@@ -21,14 +22,16 @@ import {
   type StateKindName,
 } from "@lockstep/contracts";
 import { silentLogger } from "@lockstep/runtime";
-import type { Aggregator as AggregatorClass } from "@lockstep/status-aggregator";
+import type { Aggregator as AggregatorClass, updateStatusServiceDefinition as Definition } from "@lockstep/status-aggregator";
 
 // BENCH_AGGREGATOR_DIST=<dir>: the aggregator from another build (its dist/), to compare.
 const dist = process.env.BENCH_AGGREGATOR_DIST;
-const { Aggregator, AGGREGATOR_PROJECTIONS: projections = {} } = (await import(dist ? pathToFileURL(`${dist}/index.js`).href : "@lockstep/status-aggregator")) as {
+const { Aggregator, AGGREGATOR_PROJECTIONS: projections = {}, updateStatusServiceDefinition } = (await import(dist ? pathToFileURL(`${dist}/index.js`).href : "@lockstep/status-aggregator")) as {
   Aggregator: typeof AggregatorClass;
   AGGREGATOR_PROJECTIONS?: Record<string, (v: never) => unknown>;
+  updateStatusServiceDefinition: typeof Definition;
 };
+const serializeAnswer = updateStatusServiceDefinition.getUpdateStatus.responseSerialize;
 
 const NODES = Number(process.env.BENCH_NODES ?? 10_000);
 const TOP = Number(process.env.BENCH_TOP ?? 15);
@@ -187,6 +190,7 @@ let initial: StateChange[] | undefined = [...clusterChanges(), ...Array.from({ l
 const toApply = initial.map((c) => c.key);
 initial = undefined;
 const cached = heap();
+const rssCached = process.memoryUsage().rss;
 for (const key of toApply) {
   const e = cache.get(key)!;
   aggregator.apply({ key, parsed: e.parsed, op: "put", value: e.value, revision: e.revision });
@@ -194,10 +198,16 @@ for (const key of toApply) {
 toApply.length = 0;
 aggregator.markSynced();
 aggregator.stop();
-/** What a GetUpdateStatus (all nodes) computes and caches. */
-const answer = (): number => aggregator.status(true).pools.length + aggregator.nodeFieldBytes().length;
+/** What a GetUpdateStatus (all nodes) serializes: the current snapshot, nothing recomputed. */
+const answer = (): number => {
+  // A build from before the snapshots (BENCH_AGGREGATOR_DIST): its handler's three calls.
+  const old = aggregator as unknown as { status?: (omit: boolean) => { pools: unknown[] }; nodeFieldBytes?: () => Uint8Array };
+  if (old.status && old.nodeFieldBytes) return old.status(true).pools.length + old.nodeFieldBytes().length;
+  return serializeAnswer({ encoded: aggregator.current()!, omitNodes: false }).length;
+};
 answer();
 const loaded = heap();
+const rssLoaded = process.memoryUsage().rss;
 
 // Rolling update: every worker walks pending → working → draining → rebooting → updated, 100 nodes
 // at a time in flight, one flush per 100 changes (a debounce window under load), a GetUpdateStatus
@@ -267,6 +277,10 @@ console.log(`live heap: snapshots + aggregator after the rolling update     ${((
 console.log(`  snapshot bytes held (StateCache entry.bytes)                  ${(cacheBytes / MiB).toFixed(1)} MiB`);
 console.log(`  process heapUsed after the update                             ${(after / MiB).toFixed(1)} MiB`);
 console.log(`  external + array buffers                                      ${(process.memoryUsage().arrayBuffers / MiB).toFixed(1)} MiB`);
+// Peak RSS of this process (the snapshots the harness holds included): with the chart's heap flags
+// (--max-old-space-size=96 --max-semi-space-size=4) the closest single-process stand-in for the pod.
+console.log(`  RSS after the cache load / the aggregator's load / the update  ${(rssCached / MiB).toFixed(0)} / ${(rssLoaded / MiB).toFixed(0)} / ${(process.memoryUsage().rss / MiB).toFixed(0)} MiB`);
+console.log(`  peak RSS (${process.execArgv.filter((a) => a.startsWith("--max-")).join(" ") || "node's default heap"})    ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
 console.log(`rolling update: ${changes} node changes, ${flushes} flushes, ${walkMs.toFixed(0)} ms (${publishedWhileWalking} facts pending at a wave's end)`);
 if (sampling) {
   console.log(`allocated per node change, all (sampled; the harness's snapshots included)  ${(allocated / changes).toFixed(0)} B`);

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { credentials, type sendUnaryData, type ServerUnaryCall } from "@grpc/grpc-js";
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
-import { DisruptionServiceService, type GetUpdateStatusRequest, type GetUpdateStatusResponse, NodeState, stateKey, UpdateStatusServiceClient } from "@lockstep/contracts";
+import { DisruptionServiceService, type GetUpdateStatusRequest, NodeState, stateKey, UpdateStatusServiceClient } from "@lockstep/contracts";
 import { evaluate, inputsFromDocuments, render, wallClockNow } from "@lockstep/insights";
 import { kubeConfigForUrl } from "@lockstep/kube/client-node";
 import { startKubeSim } from "@lockstep/kube-sim";
@@ -19,6 +19,9 @@ import { watcherRunnable } from "@lockstep/watcher";
 import { CLI_NODE_FLAGS } from "../scripts/cli-node-flags.mjs";
 import { sized } from "./lib/quick.js";
 import { printResults, sleep, summary, timed, type BenchResult } from "./lib/stats.js";
+
+/** What the GetUpdateStatus handler answers (the current snapshot) and the serializer takes. */
+type StatusAnswer = Parameters<typeof updateStatusServiceDefinition.getUpdateStatus.responseSerialize>[0];
 
 const NODES = sized("BENCH_NODES", 10_000, 200);
 const CHANGES = sized("BENCH_CHANGES", 100_000, 1_000);
@@ -187,14 +190,14 @@ export async function benchStatusAggregator(): Promise<BenchResult[]> {
   let publishedOk = 0;
   const aggregator = new Aggregator({ logger: silentLogger(), debounceMs: 25, hooks: { onPublished: (ok) => void (ok && publishedOk++) } });
   // Server and client run in this one process: time each side of GetUpdateStatus separately. Server:
-  // the handler (status computation, cached node bytes attached) plus the response serializer.
+  // the handler (the current snapshot, nothing computed) plus the response serializer.
   // Client: the response deserializer (ts-proto decode). GC pauses are counted on their own.
   const serverMs: number[] = [];
   let handlerMs = 0;
   const impl = updateStatusService(aggregator, silentLogger());
   const timedImpl = {
     ...impl,
-    getUpdateStatus(call: ServerUnaryCall<GetUpdateStatusRequest, GetUpdateStatusResponse>, cb: sendUnaryData<GetUpdateStatusResponse>) {
+    getUpdateStatus(call: ServerUnaryCall<GetUpdateStatusRequest, StatusAnswer>, cb: sendUnaryData<StatusAnswer>) {
       const t = performance.now();
       impl.getUpdateStatus(call, (err, res) => {
         handlerMs = performance.now() - t;
@@ -207,7 +210,7 @@ export async function benchStatusAggregator(): Promise<BenchResult[]> {
     ...updateStatusServiceDefinition,
     getUpdateStatus: {
       ...updateStatusServiceDefinition.getUpdateStatus,
-      responseSerialize: (res: GetUpdateStatusResponse) => {
+      responseSerialize: (res: StatusAnswer) => {
         const t = performance.now();
         const out = serialize(res);
         serverMs.push(handlerMs + performance.now() - t);
@@ -237,7 +240,7 @@ export async function benchStatusAggregator(): Promise<BenchResult[]> {
   const getClient = summary(q.decode);
   const gcMs = q.gcPerCall * QUERIES;
   const gcMax = q.gcMax;
-  const responseBytes = aggregator.nodeFieldBytes().length;
+  const responseBytes = aggregator.current()!.fieldsLength;
   const getSummary = summary(q.getSummary);
   const renderNone = summary(q.renderNone);
   const renderAll = summary(q.renderAll);
@@ -247,6 +250,7 @@ export async function benchStatusAggregator(): Promise<BenchResult[]> {
   const core = kc.makeApiClient(CoreV1Api);
   const list = (group: string, plural: string) => custom.listClusterCustomObject({ group, version: "v1", plural });
   let ocText = "";
+  let ocInputs: ReturnType<typeof inputsFromDocuments> | undefined;
   const ocSamples = await timed(OC_RUNS, async () => {
     const [cv, co, mcp, mc, nodes] = await Promise.all([
       list("config.openshift.io", "clusterversions"),
@@ -257,10 +261,14 @@ export async function benchStatusAggregator(): Promise<BenchResult[]> {
     ]);
     const inputs = inputsFromDocuments({ clusterVersion: cv, clusterOperators: co, machineConfigPools: mcp, machineConfigs: mc, nodes: JSON.parse(JSON.stringify(nodes)) });
     ocText = render(evaluate(inputs, { now: wallClockNow(), wallClock: wallClockNow() }), "none");
+    ocInputs = inputs;
   });
   const oc = summary(ocSamples);
-  // Fetched right after the oc way's render, so both texts are of the same moment (durations match).
+  // The same moment for both texts (durations match): the oc way's last inputs evaluated at the "now"
+  // of the snapshot the answer came from (answers are at most a second behind the clock).
   const liveText = await renderNoneOnce(`127.0.0.1:${grpc.port}`);
+  const answeredAt = aggregator.current()!.evaluation().evaluation.now;
+  ocText = render(evaluate(ocInputs!, { now: answeredAt, wallClock: answeredAt }), "none");
   const sameTable = liveText.split("\n").slice(0, 12).join("\n") === ocText.split("\n").slice(0, 12).join("\n");
 
   // Absorption: node snapshot changes applied to the live view, recomputed in coalesced batches

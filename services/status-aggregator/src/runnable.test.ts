@@ -125,7 +125,7 @@ describe("status-aggregator on a golden case", () => {
       pages++;
     } while (token !== "");
     expect(pages).toBe(3);
-    expect(all.map((n) => n.name)).toEqual(aggregator.nodeList().map((n) => n.name));
+    expect(all.map((n) => n.name)).toEqual(aggregator.current()!.names);
     const infra = await list({ pool: "infra", assessment: "", pageSize: 0, pageToken: "" });
     expect(infra.nodes.length).toBeGreaterThan(0);
     expect(infra.nodes.every((n) => n.pool === "infra")).toBe(true);

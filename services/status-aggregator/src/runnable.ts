@@ -28,6 +28,9 @@ export const AGGREGATOR_PROJECTIONS = { node: projectNode } satisfies StateProje
 /** A writer riding on the aggregator's consumer (see the skeleton's controller.ts). */
 export type AggregatorController = Controller<typeof AGGREGATOR_PROJECTIONS>;
 
+/** The most an answer's "now" (and the view's age in it) lags the clock when nothing changes. */
+const SNAPSHOT_TICK_MS = 1_000;
+
 /** How long facts still in flight at stop may take to be acknowledged. */
 const DRAIN_MS = 2_000;
 
@@ -78,10 +81,14 @@ export function aggregatorRunnable(o: AggregatorRunnableOptions): Runnable {
     async serve(_plane, signal) {
       aggregator.markSynced();
       o.logger.info({ nodes: aggregator.view.nodeCount }, "status view synced");
-      const refresh = setInterval(() => aggregator.refreshWatchers(), o.watchRefreshMs);
+      // Durations, lease holds and the view's age move with time: answers every second, watchers
+      // at their own pace.
+      const tick = setInterval(() => aggregator.tick(), SNAPSHOT_TICK_MS);
+      const refresh = setInterval(() => aggregator.refresh(), o.watchRefreshMs);
       try {
         await abortedPromise(signal);
       } finally {
+        clearInterval(tick);
         clearInterval(refresh);
       }
     },

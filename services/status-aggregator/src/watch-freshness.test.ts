@@ -34,7 +34,7 @@ describe("WatchUpdateStatus freshness", () => {
     });
     const client = new UpdateStatusServiceClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
     stack.defer(() => client.close());
-    await waitFor(() => aggregator.synced && aggregator.freshness()?.stale === false, { timeoutMs: 30_000, what: "aggregator synced and fresh" });
+    await waitFor(() => aggregator.synced && aggregator.current()?.freshness?.stale === false, { timeoutMs: 30_000, what: "aggregator synced and fresh" });
 
     const messages: WatchUpdateStatusResponse[] = [];
     const stream = client.watchUpdateStatus({ omitNodes: true });

@@ -1,41 +1,52 @@
-// The aggregator: the one object the gRPC handlers (api/), the Update Status API writer and the
-// runnable talk to. It composes parts with one job each: the feed (state-feed.ts) fills the
-// incremental status view, a debounce coalesces recomputations, transitions become insight.changed
-// facts (insight-events.ts), watchers get throttled messages (watch-fan-out.ts), node insights are
-// kept encoded (proto/node-fields.ts); previews and effective policies read the view and the feed.
-// No network I/O here: the runnable (runnable.ts) connects it to NATS.
+// The aggregator: state-plane changes in, one immutable StatusSnapshot (snapshot.ts) out per
+// recomputation. The feed (state-feed.ts) fills the incremental status view, a debounce coalesces
+// recomputations, and each flush makes a snapshot that holds the answers (the status encoded, node
+// fields encoded once when first asked for) and the view's freshness; readers take current() (gRPC
+// handlers, api/) or subscribe (the watch fan-out, watch-fan-out.ts, and the Update Status API
+// writer, update-api/). Transitions become insight.changed facts (insight-events.ts). No network
+// I/O here: the runnable connects it to NATS.
+//
+// Read path: state change → feed → view → flush → snapshot → current() / subscribers. Snapshots
+// are also made for a freshness flip, refresh() and, time alone, tick() (every second).
+//
+// What keeps a watch event from becoming work, in order (named as controller-runtime names its
+// cache transforms and event predicates):
+//   1. Transform        watcher normalise (packages/normalize): only what services read is kept
+//                       (heartbeat times and unread conditions dropped), as a cache.TransformFunc.
+//   2. Predicate        StateWriter digest (packages/bus): a value whose digest equals what the
+//                       bucket holds is not written (an UpdateFunc predicate on content, where
+//                       ResourceVersionChangedPredicate would pass every heartbeat).
+//   3. Transform +      StateCache projection keeps only what this service reads of a node
+//      Predicate        (AGGREGATOR_PROJECTIONS); sameBytes drops a redelivered identical value.
+//   4. Queue dedup      StatusView dirty keys: changes within a debounce window mark names in a
+//                       set, so a node changed N times is evaluated once (the workqueue's dedup).
+//   5. Predicate        sameRecord: a re-evaluated row equal to the old one is no change (no
+//                       snapshot entry, no watcher message, no Update Status write).
+// The snapshot then encodes only the rows stage 5 let through (once, when an answer first needs
+// them); unchanged nodes' bytes are shared with the previous snapshot. That replaced a sixth stage, NodeFieldCache (encodings kept apart from
+// the view, re-encoded when an answer next asked), with no measured cost in memory (see the heap bench).
 import type { StateChange } from "@lockstep/bus";
-import type {
-  InsightChanged,
-  ListEffectivePoliciesResponse,
-  NodeInsight,
-  NodePreview,
-  StateFreshness as StateFreshnessMessage,
-  UpdateStatus,
-} from "@lockstep/contracts";
-import { type AlertsResponse, type Details, type Evaluation, type HealthInsight, wallClockNow } from "@lockstep/insights";
+import type { InsightChanged, ListEffectivePoliciesResponse, NodePreview, StateFreshness as StateFreshnessMessage } from "@lockstep/contracts";
+import { type AlertsResponse, type HealthInsight, wallClockNow } from "@lockstep/insights";
 import type { Freshness } from "@lockstep/runtime";
+import { freshnessToProto } from "@lockstep/skeleton";
 import type { Logger } from "pino";
 import { effectivePoliciesToProto } from "../preview/policies.js";
 import { previewOnView } from "../preview/on-view.js";
 import type { PreviewTarget } from "../preview/preview.js";
-import { encodeNodeField } from "../proto/fast-encode.js";
-import { freshnessToProto } from "@lockstep/skeleton";
-import { NodeFieldCache } from "../proto/node-fields.js";
-import { nodeInsightToProto, updateStatusToProto } from "../proto/to-proto.js";
 import { DEFAULT_LEASE_SOURCES, type LeaseSources, nodeHolds } from "../view/lease-holds.js";
 import { lockstepInsights } from "../view/lockstep-insights.js";
-import type { NodeKeys } from "../view/node-keys.js";
-import { renderStatus } from "../view/render-status.js";
 import { type FlushResult, StatusView } from "../view/status-view.js";
 import { Debounce } from "./debounce.js";
 import { InsightEvents, type PublishInsightChanged } from "./insight-events.js";
+import { type Evaluated, type SnapshotCause, StatusSnapshot } from "./snapshot.js";
 import { StateFeed } from "./state-feed.js";
 import { WatchFanOut, type WatchListener } from "./watch-fan-out.js";
 
 export { insightChangedId } from "./insight-events.js";
 export { LOCKSTEP_OPERATOR } from "./state-feed.js";
 export type { WatchListener } from "./watch-fan-out.js";
+export { StatusSnapshot } from "./snapshot.js";
 
 export interface AggregatorHooks {
   /** Publishes one insight.changed fact; rejections are logged and counted, never thrown. */
@@ -71,13 +82,10 @@ export class Aggregator {
   private readonly debounce: Debounce;
   private readonly facts: InsightEvents;
   private readonly watchers: WatchFanOut;
-  // Node insights are not kept as messages: they are built from the view's records when asked for
-  // (nodeInsightToProto is a pure function of a record and its transition time). Only their
-  // encodings are cached, for GetUpdateStatus.
-  private readonly nodeFields = new NodeFieldCache();
+  private snapshot: StatusSnapshot | undefined;
+  private readonly subscribers = new Set<(s: StatusSnapshot) => void>();
   private isSynced = false;
   private freshnessOf: (() => Freshness) | undefined;
-  private readonly flushListeners = new Set<(result: FlushResult) => void>();
   private readonly insightSources = new Set<() => HealthInsight[]>();
   private alertsOf: (() => AlertsResponse | undefined) | undefined;
 
@@ -99,7 +107,7 @@ export class Aggregator {
       maxAttempts: o.publishMaxAttempts,
       backoffMs: o.publishBackoffMs,
     });
-    this.watchers = new WatchFanOut({ nodeInsight: (n) => this.nodeInsight(n), status: (omitNodes) => this.status(omitNodes), freshness: () => this.freshness() }, o.watchMinIntervalMs ?? 50);
+    this.watchers = new WatchFanOut(o.watchMinIntervalMs ?? 50);
   }
 
   /** insight.changed facts not yet acknowledged (queued, in flight or waiting for a retry). */
@@ -109,6 +117,17 @@ export class Aggregator {
 
   get synced(): boolean {
     return this.isSynced;
+  }
+
+  /** The latest snapshot; undefined before the initial sync. Never recomputes anything. */
+  current(): StatusSnapshot | undefined {
+    return this.snapshot;
+  }
+
+  /** Calls `listener` with every new snapshot after the initial sync (the Update Status API writer). */
+  subscribe(listener: (s: StatusSnapshot) => void): () => void {
+    this.subscribers.add(listener);
+    return () => this.subscribers.delete(listener);
   }
 
   /** Applies one state-plane change; after the initial sync, schedules a coalesced flush. */
@@ -142,36 +161,48 @@ export class Aggregator {
     this.watchers.stop();
   }
 
-  /** An answer never lags the state it was asked after: pending changes are recomputed first. */
-  private catchUp(): void {
-    if (this.view.pending) this.flushInternal(this.isSynced);
-  }
-
   private flushInternal(publish: boolean): FlushResult {
     this.debounce.cancel();
     const started = performance.now();
     const now = this.clock();
     const result = this.view.flush(now);
-    // Re-encoded when next asked for (removed nodes leave the view's row names).
-    for (const { record } of result.changed) this.nodeFields.changed(record.name);
-    const ms = performance.now() - started;
     const anything = result.changed.length + result.removed.length + result.pools.length > 0;
-    if (anything) {
-      this.o.hooks?.onFlush?.(result, ms, this.view.nodeCount);
-      for (const l of this.flushListeners) l(result);
-    }
-    if (publish) {
-      // A transition's row changed in this flush, at `now` (its `since`).
-      for (const t of result.transitions) this.facts.push(t, now);
-      if (anything) this.watchers.changed(result.changed, result.removed);
-    }
+    if (anything || !this.snapshot) this.next("flush", now, result);
+    const ms = performance.now() - started;
+    if (anything) this.o.hooks?.onFlush?.(result, ms, this.view.nodeCount);
+    // A transition's row changed in this flush, at `now` (its `since`); none for the baseline.
+    if (publish) for (const t of result.transitions) this.facts.push(t, now);
     return result;
   }
 
-  /** Calls `listener` after every recomputation that changed something (the Update Status API writer). */
-  onFlushed(listener: (result: FlushResult) => void): () => void {
-    this.flushListeners.add(listener);
-    return () => this.flushListeners.delete(listener);
+  /** Builds the next snapshot from the view as of its last flush, and hands it to readers. */
+  private next(cause: SnapshotCause, now: bigint, result: Pick<FlushResult, "changed" | "removed">): void {
+    this.snapshot = StatusSnapshot.next(this.snapshot, {
+      cause,
+      revision: this.view.revision,
+      names: this.view.rowNames(),
+      changed: result.changed,
+      removed: result.removed,
+      evaluated: this.evaluate(now),
+      clusterVersion: this.view.clusterVersion,
+      clusterOperators: this.view.clusterOperators,
+      freshness: this.freshnessNow(),
+    });
+    this.publish(this.snapshot);
+  }
+
+  private publish(s: StatusSnapshot): void {
+    this.watchers.publish(s);
+    for (const l of this.subscribers) l(s);
+  }
+
+  private evaluate(now: bigint): Evaluated {
+    try {
+      const extra = this.extraInsights(now);
+      return { evaluation: this.view.evaluation(now, wallClockNow(), extra, this.alertsOf?.()), extra };
+    } catch (error) {
+      return { error }; // not evaluable (no ClusterVersion yet: a StatusError), reported by each answer
+    }
   }
 
   /** Where the age of the state plane view is read (the runnable's StateFreshness). */
@@ -179,14 +210,15 @@ export class Aggregator {
     this.freshnessOf = read;
   }
 
-  /** The view's age for answers; undefined before a source is attached. */
-  freshness(): StateFreshnessMessage | undefined {
+  private freshnessNow(): StateFreshnessMessage | undefined {
     return this.freshnessOf ? freshnessToProto(this.freshnessOf()) : undefined;
   }
 
-  /** The view turned stale or fresh again (the runnable's StateFreshness listener): watchers hear it at once. */
+  /** The view turned stale or fresh again (the runnable's StateFreshness listener): a new snapshot at once. */
   freshnessChanged(): void {
-    if (this.isSynced) this.watchers.freshnessChanged();
+    if (!this.isSynced || !this.snapshot) return;
+    this.snapshot = this.snapshot.withFreshness(this.freshnessNow());
+    this.publish(this.snapshot);
   }
 
   /** Sets where insight.changed facts go (the runnable, once connected to NATS). */
@@ -194,9 +226,20 @@ export class Aggregator {
     this.facts.attach(publish);
   }
 
-  /** Every watcher gets a fresh status (durations move with time even when nothing changes). */
-  refreshWatchers(): void {
-    if (this.isSynced) this.watchers.changed([], []);
+  /**
+   * A new snapshot without a change of the view, for the watchers too: the extra insight sources
+   * (alerts, the writer's mode) changed, or their periodic refresh.
+   */
+  refresh(): void {
+    if (this.isSynced) this.next("refresh", this.clock(), { changed: [], removed: [] });
+  }
+
+  /**
+   * A new snapshot because time moved (durations, lease holds, the view's age), for the answers
+   * only: the runnable calls it every second, so an answer's "now" is at most that old.
+   */
+  tick(): void {
+    if (this.isSynced) this.next("tick", this.clock(), { changed: [], removed: [] });
   }
 
   /**
@@ -211,8 +254,8 @@ export class Aggregator {
     return this.watchers.count;
   }
 
-  private extraInsights(): HealthInsight[] {
-    const nowMs = Number(this.clock() / 1_000_000n);
+  private extraInsights(now: bigint): HealthInsight[] {
+    const nowMs = Number(now / 1_000_000n);
     const own = lockstepInsights({
       holds: nodeHolds(this.feed.leases.values(), nowMs, this.o.leaseSources ?? DEFAULT_LEASE_SOURCES),
       record: (n) => this.view.nodeRecord(n)?.record,
@@ -223,7 +266,7 @@ export class Aggregator {
     return own;
   }
 
-  /** Adds Lockstep insights from another part of the process (the Update Status API writer's mode). */
+  /** Adds Lockstep insights from another part of the process (read at each snapshot; call refresh() when they change). */
   addInsightSource(source: () => HealthInsight[]): () => void {
     this.insightSources.add(source);
     return () => this.insightSources.delete(source);
@@ -234,57 +277,8 @@ export class Aggregator {
     this.alertsOf = read;
   }
 
-  /** The evaluation at the clock's now, with Lockstep's insights. Throws StatusError when not evaluable. */
-  evaluate(): { evaluation: Evaluation; extra: HealthInsight[] } {
-    this.catchUp();
-    const now = this.clock();
-    const extra = this.extraInsights();
-    return { evaluation: this.view.evaluation(now, wallClockNow(), extra, this.alertsOf?.()), extra };
-  }
-
-  status(omitNodes: boolean): UpdateStatus {
-    const { evaluation, extra } = this.evaluate();
-    return updateStatusToProto({ evaluation, extra: new Set(extra), nodes: omitNodes ? [] : this.nodeList(), revision: this.view.revision });
-  }
-
-  render(details: Details): string {
-    const { evaluation, extra } = this.evaluate();
-    return renderStatus(evaluation, extra, details);
-  }
-
-  /** Node insights in name order, built for this call. */
-  nodeList(): NodeInsight[] {
-    this.catchUp();
-    return this.view.rowNames().map((n) => this.nodeInsight(n)!);
-  }
-
-  /** Names of the nodes shown, in name order (ListNodeInsights pages over these, see nodeKeys). */
-  nodeNames(): readonly string[] {
-    this.catchUp();
-    return this.view.rowNames();
-  }
-
-  /** A node's pool and assessment without building its insight (names from nodeNames()). */
-  readonly nodeKeys: NodeKeys<string> = {
-    name: (n) => n,
-    pool: (n) => this.view.nodeRecord(n)?.record.pool ?? "",
-    assessment: (n) => this.view.nodeRecord(n)?.record.assessment,
-  };
-
-  /** A node's insight, built from its row as of the last flush. */
-  nodeInsight(name: string): NodeInsight | undefined {
-    const row = this.view.nodeRecord(name);
-    return row && nodeInsightToProto(row.record, row.since);
-  }
-
-  /** The node insights (name order) as encoded `UpdateStatus.nodes` fields in one buffer; unchanged nodes are not re-encoded. */
-  nodeFieldBytes(): Buffer {
-    this.catchUp();
-    return this.nodeFields.bytes(this.view.rowNames(), (n) => encodeNodeField(this.nodeInsight(n)!));
-  }
-
+  /** Previews read the view as of its last flush and the feed's MachineConfigs and policies. */
   preview(target: PreviewTarget, machineConfig: string): NodePreview[] {
-    this.catchUp();
     return previewOnView(this.view, this.feed.machineConfigs, this.feed.resolvedPolicies().rules, target, machineConfig);
   }
 

@@ -44,7 +44,7 @@ export function attachAlertsPoller(
     maxAgeMs: o.maxAgeMs,
     logger,
     // Watchers see a new answer (or its loss) at once, not at their next refresh.
-    onPoll: () => aggregator.refreshWatchers(),
+    onPoll: () => aggregator.refresh(),
     ...(o.now ? { now: o.now } : {}),
   });
   aggregator.attachAlerts(() => poller.view().alerts);

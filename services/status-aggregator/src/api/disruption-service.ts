@@ -16,7 +16,7 @@ export function disruptionService(agg: Aggregator, logger: Logger): DisruptionSe
       else return callback(grpcError(Status.INVALID_ARGUMENT, "set exactly one target: pool or node"));
       if (!agg.synced) return callback(grpcError(Status.UNAVAILABLE, "the state view is not synced yet; retry shortly"));
       try {
-        callback(null, { nodes: agg.preview(target, req.machineConfig), freshness: agg.freshness() });
+        callback(null, { nodes: agg.preview(target, req.machineConfig), freshness: agg.current()?.freshness });
       } catch (err) {
         if (err instanceof PreviewError) return callback(grpcError(Status.INVALID_ARGUMENT, err.message));
         logger.error({ err }, "preview failed");
@@ -26,7 +26,7 @@ export function disruptionService(agg: Aggregator, logger: Logger): DisruptionSe
     listEffectivePolicies(_call, callback) {
       if (!agg.synced) return callback(grpcError(Status.UNAVAILABLE, "the state view is not synced yet; retry shortly"));
       try {
-        callback(null, { ...agg.effectivePolicies(), freshness: agg.freshness() });
+        callback(null, { ...agg.effectivePolicies(), freshness: agg.current()?.freshness });
       } catch (err) {
         logger.error({ err }, "listing effective policies failed");
         callback(grpcError(Status.INTERNAL, "internal error resolving the policies"));

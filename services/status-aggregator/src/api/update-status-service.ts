@@ -2,12 +2,13 @@
 // INVALID_ARGUMENT for bad requests, UNAVAILABLE before the initial sync, FAILED_PRECONDITION
 // when the cluster cannot be evaluated (no ClusterVersion, ...: the rules' own errors).
 import { status as Status, type ServerErrorResponse } from "@grpc/grpc-js";
-import type { NodeInsight, UpdateStatusServiceServer } from "@lockstep/contracts";
+import type { NodeInsight } from "@lockstep/contracts";
 import { DETAILS_VALUES, type Details, StatusError } from "@lockstep/insights";
 import type { Logger } from "pino";
 import type { Aggregator } from "../aggregator/aggregator.js";
+import type { StatusSnapshot } from "../aggregator/snapshot.js";
 import type { NodeKeys } from "../view/node-keys.js";
-import { withNodeFields } from "../proto/fast-encode.js";
+import type { UpdateStatusServer } from "../proto/fast-encode.js";
 import { PageTokenError, decodePageToken, encodePageToken } from "./page-token.js";
 
 export const DEFAULT_PAGE_SIZE = 500;
@@ -32,8 +33,16 @@ export function toGrpcError(err: unknown, logger: Logger): ServerErrorResponse {
   return grpcError(Status.INTERNAL, "internal error computing the update status");
 }
 
-function requireSynced(agg: Aggregator): void {
-  if (!agg.synced) throw new NotSyncedError(NOT_SYNCED);
+/** The latest snapshot; throws before the initial sync. */
+function currentSnapshot(agg: Aggregator): StatusSnapshot {
+  const s = agg.synced ? agg.current() : undefined;
+  if (!s) throw new NotSyncedError(NOT_SYNCED);
+  return s;
+}
+
+/** A node's pool and assessment from a snapshot's row, without building its insight. */
+function snapshotKeys(s: StatusSnapshot): NodeKeys<number> {
+  return { name: (i) => s.names[i]!, pool: (i) => s.rows.at(i).record.pool, assessment: (i) => s.rows.at(i).record.assessment };
 }
 
 export function parseDetailsArg(value: string): Details {
@@ -51,6 +60,10 @@ export interface NodePage<T = NodeInsight> {
 
 
 const insightKeys: NodeKeys<NodeInsight> = { name: (n) => n.name, pool: (n) => n.pool, assessment: (n) => n.record?.assessment };
+
+function indices(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
 
 /** One page of the name-ordered node list, filtered. Pure given the list. */
 export function pageNodes<T = NodeInsight>(
@@ -88,24 +101,24 @@ export function pageNodes<T = NodeInsight>(
   return { nodes, nextPageToken: more && last !== undefined ? encodePageToken({ after: keys.name(last), ...filter }) : "" };
 }
 
-export function updateStatusService(agg: Aggregator, logger: Logger): UpdateStatusServiceServer {
+/** Every answer is read from the aggregator's current snapshot; nothing here recomputes. */
+export function updateStatusService(agg: Aggregator, logger: Logger): UpdateStatusServer {
   return {
     getUpdateStatus(call, callback) {
       try {
-        requireSynced(agg);
-        const status = agg.status(true);
-        const freshness = agg.freshness();
-        // Node insights go pre-encoded (fast-encode.ts); served with updateStatusServiceDefinition.
-        callback(null, call.request.omitNodes ? { status, freshness } : withNodeFields({ status, freshness }, agg.nodeFieldBytes()));
+        const s = currentSnapshot(agg);
+        s.evaluation(); // not evaluable: FAILED_PRECONDITION
+        // The snapshot is the answer: updateStatusServiceDefinition serializes it (fast-encode.ts).
+        callback(null, { encoded: s, omitNodes: call.request.omitNodes });
       } catch (err) {
         callback(toGrpcError(err, logger));
       }
     },
     listNodeInsights(call, callback) {
       try {
-        requireSynced(agg);
-        const page = pageNodes(agg.nodeNames(), call.request, agg.nodeKeys);
-        callback(null, { nodes: page.nodes.map((n) => agg.nodeInsight(n)!), nextPageToken: page.nextPageToken, freshness: agg.freshness() });
+        const s = currentSnapshot(agg);
+        const page = pageNodes(indices(s.names.length), call.request, snapshotKeys(s));
+        callback(null, { nodes: page.nodes.map((i) => s.nodeInsightAt(i)), nextPageToken: page.nextPageToken, freshness: s.freshness });
       } catch (err) {
         callback(toGrpcError(err, logger));
       }
@@ -113,8 +126,8 @@ export function updateStatusService(agg: Aggregator, logger: Logger): UpdateStat
     renderStatus(call, callback) {
       try {
         const details = parseDetailsArg(call.request.details);
-        requireSynced(agg);
-        callback(null, { text: agg.render(details), freshness: agg.freshness() });
+        const s = currentSnapshot(agg);
+        callback(null, { text: s.render(details), freshness: s.freshness });
       } catch (err) {
         callback(toGrpcError(err, logger));
       }

@@ -75,10 +75,10 @@ describe("NodeDisruptionPolicy status", () => {
     const lines: Array<{ msg: string; controller?: string }> = [];
     const logger = createLogger({ service: "test", level: "debug", destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
     const aggregator = runWriter(nats.url, { logger, stateMaxAgeMs: 1_000 });
-    await waitFor(() => aggregator.synced && aggregator.freshness()?.stale === false, { what: "the aggregator synced and fresh" });
+    await waitFor(() => aggregator.synced && aggregator.current()?.freshness?.stale === false, { what: "the aggregator synced and fresh" });
 
     clearInterval(timer);
-    await waitFor(() => aggregator.freshness()?.stale, { what: "the view stale" });
+    await waitFor(() => aggregator.current()?.freshness?.stale, { what: "the view stale" });
     await policy("late", RESTART_MYAPP);
     await kv.put(
       stateKey("nodeDisruptionPolicy", "late"),

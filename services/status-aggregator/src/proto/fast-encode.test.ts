@@ -1,6 +1,17 @@
-import { GetUpdateStatusResponse, type NodeInsight } from "@lockstep/contracts";
+import { GetUpdateStatusResponse, type NodeInsight, type StateFreshness, UpdateStatus } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
-import { encodeGetUpdateStatusResponse, encodeNodeField, lengthDelimitedKey, varint, withNodeFields } from "./fast-encode.js";
+import { encodeNodeField, encodeStatusAnswer, lengthDelimitedKey, varint } from "./fast-encode.js";
+
+/** What a snapshot holds of an answer: the status without nodes, the node fields, the freshness field. */
+function encoded(status: UpdateStatus, nodes: NodeInsight[], freshness?: StateFreshness) {
+  const fields = nodes.map(encodeNodeField);
+  return {
+    statusBytes: UpdateStatus.encode(status).finish(),
+    fieldChunks: [fields],
+    fieldsLength: fields.reduce((n, f) => n + f.length, 0),
+    freshnessBytes: freshness ? GetUpdateStatusResponse.encode({ status: undefined, freshness }).finish() : new Uint8Array(0),
+  };
+}
 
 const node = (name: string, message: string): NodeInsight => ({
   name,
@@ -18,7 +29,7 @@ describe("fast GetUpdateStatus encoding", () => {
   it("decodes to the same message as the ordinary encoding", () => {
     const nodes = [node("a", ""), node("b", "x".repeat(300))];
     const status = { updating: true, pools: [], nodes: [], health: [], healthFallback: true, revision: "7", now: new Date("2024-03-01T12:00:00Z") };
-    const spliced = encodeGetUpdateStatusResponse(withNodeFields({ status }, nodes.map(encodeNodeField)));
+    const spliced = encodeStatusAnswer({ encoded: encoded(status, nodes), omitNodes: false });
     expect(GetUpdateStatusResponse.decode(spliced)).toEqual(GetUpdateStatusResponse.decode(GetUpdateStatusResponse.encode({ status: { ...status, nodes } }).finish()));
   });
 
@@ -26,13 +37,15 @@ describe("fast GetUpdateStatus encoding", () => {
     const nodes = [node("a", "")];
     const status = { updating: false, pools: [], nodes: [], health: [], healthFallback: true, revision: "8", now: new Date("2024-03-01T12:00:00Z") };
     const freshness = { ageSeconds: 41.1, stale: true, maxAgeSeconds: 15, heard: true };
-    const spliced = encodeGetUpdateStatusResponse(withNodeFields({ status, freshness }, nodes.map(encodeNodeField)));
+    const spliced = encodeStatusAnswer({ encoded: encoded(status, nodes, freshness), omitNodes: false });
     expect(GetUpdateStatusResponse.decode(spliced)).toEqual(GetUpdateStatusResponse.decode(GetUpdateStatusResponse.encode({ status: { ...status, nodes }, freshness }).finish()));
   });
 
-  it("falls back to the ordinary encoding without attached fields, and writes varints like protobuf", () => {
-    const res = { status: undefined };
-    expect(encodeGetUpdateStatusResponse(res)).toEqual(Buffer.from(GetUpdateStatusResponse.encode(res).finish()));
+  it("without nodes writes exactly the ordinary encoding's bytes, and writes varints like protobuf", () => {
+    const status = { updating: true, pools: [], nodes: [], health: [], healthFallback: false, revision: "9", now: new Date("2024-03-01T12:00:00Z") };
+    const freshness = { ageSeconds: 1, stale: false, maxAgeSeconds: 15, heard: true };
+    const bytes = encodeStatusAnswer({ encoded: encoded(status, [node("a", "")], freshness), omitNodes: true });
+    expect(bytes).toEqual(Buffer.from(GetUpdateStatusResponse.encode({ status, freshness }).finish()));
     expect([...varint(1)]).toEqual([1]);
     expect([...varint(300)]).toEqual([0xac, 0x02]);
     expect([...varint(2 ** 21)]).toEqual([0x80, 0x80, 0x80, 0x01]);

@@ -1,13 +1,13 @@
 // GetUpdateStatus at 10,000 nodes is mostly protobuf encoding of node insights that did not change
-// since the last answer. The nodes' encodings are cached (ready-made `UpdateStatus.nodes` fields, all
-// of them concatenated in one buffer) and spliced into the response: protobuf allows a message's
-// fields in any order, so the status encoded without nodes followed by the node fields decodes to
-// the same message. A response then costs one small status encoding and one copy of the cached bytes.
+// since the last answer. The aggregator's snapshot holds each node's encoding (a ready-made
+// `UpdateStatus.nodes` field) and the status encoded without nodes; they are spliced into the
+// response: protobuf allows a message's fields in any order, so the status followed by the node
+// fields decodes to the same message. A response then costs one copy of bytes already encoded.
 // Field numbers are never written here: the keys come from the generated encoders themselves, so a
 // renumbered field in the .proto changes these bytes with the next `npm run generate`.
-import { GetUpdateStatusResponse, NodeInsight, UpdateStatus, UpdateStatusServiceService } from "@lockstep/contracts";
+import type { handleUnaryCall } from "@grpc/grpc-js";
+import { type GetUpdateStatusRequest, GetUpdateStatusResponse, NodeInsight, UpdateStatus, UpdateStatusServiceService, type UpdateStatusServiceServer } from "@lockstep/contracts";
 
-const NODE_BYTES = Symbol("lockstep.nodeBytes");
 /** An UpdateStatus with every field at its default: the generated encoder writes nothing for it. */
 const NO_FIELDS = UpdateStatus.fromPartial({});
 // The keys the generated encoders write before `UpdateStatus.nodes` and `GetUpdateStatusResponse.status`.
@@ -52,38 +52,65 @@ export function encodeNodeField(n: NodeInsight): Buffer {
   return out;
 }
 
-type WithNodeBytes = GetUpdateStatusResponse & { [NODE_BYTES]?: Uint8Array };
-
 /**
- * Attaches pre-encoded node fields (concatenated `UpdateStatus.nodes` fields, see encodeNodeField)
- * to a response whose status has no nodes.
+ * What a GetUpdateStatus answer is made of, encoded ahead (the aggregator's snapshot): the status
+ * without nodes, each node's `UpdateStatus.nodes` field (encodeNodeField) in name order, and the
+ * response's freshness field (empty when unknown).
  */
-export function withNodeFields(res: GetUpdateStatusResponse, fields: Uint8Array | readonly Uint8Array[]): GetUpdateStatusResponse {
-  const bytes = fields instanceof Uint8Array ? fields : Buffer.concat(fields as Uint8Array[]);
-  Object.defineProperty(res, NODE_BYTES, { value: bytes, enumerable: false });
-  return res;
+export interface EncodedStatus {
+  readonly statusBytes: Uint8Array;
+  /** The node fields in name order, in chunks (concatenated, they are `UpdateStatus.nodes`). */
+  readonly fieldChunks: readonly (readonly Uint8Array[])[];
+  readonly fieldsLength: number;
+  readonly freshnessBytes: Uint8Array;
 }
 
-export function encodeGetUpdateStatusResponse(res: GetUpdateStatusResponse): Buffer {
-  const fields = (res as WithNodeBytes)[NODE_BYTES];
-  if (!fields || !res.status) return Buffer.from(GetUpdateStatusResponse.encode(res).finish());
-  const status = UpdateStatus.encode(res.status).finish();
-  const length = status.length + fields.length;
+/** What the GetUpdateStatus handler answers with: the snapshot itself, serialized below. */
+export interface StatusAnswer {
+  encoded: EncodedStatus;
+  omitNodes: boolean;
+}
+
+/**
+ * The GetUpdateStatusResponse bytes: the status field holding the status followed by the node
+ * fields (protobuf fields may come in any order), then the freshness field.
+ */
+export function encodeStatusAnswer({ encoded: e, omitNodes }: StatusAnswer): Buffer {
+  const nodes = omitNodes ? 0 : e.fieldsLength;
+  const length = e.statusBytes.length + nodes;
   const prefix = varint(length);
-  // Any other field of the response (freshness) after the status: protobuf fields may come in any order.
-  const rest = res.freshness ? GetUpdateStatusResponse.encode({ status: undefined, freshness: res.freshness }).finish() : new Uint8Array(0);
   const head = STATUS_KEY.length + prefix.length;
-  const out = Buffer.allocUnsafe(head + length + rest.length);
+  const out = Buffer.allocUnsafe(head + length + e.freshnessBytes.length);
   out.set(STATUS_KEY, 0);
   prefix.copy(out, STATUS_KEY.length);
-  out.set(status, head);
-  out.set(fields, head + status.length);
-  out.set(rest, head + length);
+  out.set(e.statusBytes, head);
+  let at = head + e.statusBytes.length;
+  if (!omitNodes) {
+    for (const chunk of e.fieldChunks) {
+      for (const f of chunk) {
+        out.set(f, at);
+        at += f.length;
+      }
+    }
+  }
+  out.set(e.freshnessBytes, at);
   return out;
 }
 
-/** UpdateStatusService with the splicing serializer for GetUpdateStatus. */
+type GetUpdateStatus = typeof UpdateStatusServiceService.getUpdateStatus;
+
+/** UpdateStatusService whose GetUpdateStatus answers a StatusAnswer (a snapshot), serialized by encodeStatusAnswer. */
 export const updateStatusServiceDefinition = {
   ...UpdateStatusServiceService,
-  getUpdateStatus: { ...UpdateStatusServiceService.getUpdateStatus, responseSerialize: encodeGetUpdateStatusResponse },
+  getUpdateStatus: { ...UpdateStatusServiceService.getUpdateStatus, responseSerialize: encodeStatusAnswer } as Omit<GetUpdateStatus, "responseSerialize"> & {
+    responseSerialize: (answer: StatusAnswer) => Buffer;
+  },
 } as const;
+
+/** The handlers of updateStatusServiceDefinition. */
+export interface UpdateStatusServer {
+  getUpdateStatus: handleUnaryCall<GetUpdateStatusRequest, StatusAnswer>;
+  listNodeInsights: UpdateStatusServiceServer["listNodeInsights"];
+  renderStatus: UpdateStatusServiceServer["renderStatus"];
+  watchUpdateStatus: UpdateStatusServiceServer["watchUpdateStatus"];
+}

@@ -1,5 +1,5 @@
-// The writer inside the status-aggregator process: it reads the aggregator's view in memory (no
-// second copy of the state plane at 10,000 nodes) and starts writing once the view is synced.
+// The writer inside the status-aggregator process: it consumes the aggregator's snapshots in memory
+// (no second copy of the state plane at 10,000 nodes) and starts writing once the view is synced.
 import type { KubeConfigLike } from "@lockstep/kube";
 import type { Runnable } from "@lockstep/runtime";
 import { whenLeading, type LeaderGate } from "@lockstep/skeleton";
@@ -9,19 +9,7 @@ import type { Aggregator } from "../aggregator/aggregator.js";
 import { insightApi } from "./client.js";
 import { modeInsights } from "./mode-insight.js";
 import { type ApiMode, CRD_NAMES } from "./stand-back.js";
-import { UpdateApiWriter, type WriterHooks, type WriterSource } from "./writer.js";
-
-/** The aggregator as the writer's source. */
-export function aggregatorSource(aggregator: Aggregator): WriterSource {
-  return {
-    nodeNames: () => aggregator.nodeNames(),
-    nodeRow: (name) => aggregator.view.nodeRecord(name),
-    evaluation: () => aggregator.evaluate().evaluation,
-    clusterVersion: () => aggregator.view.clusterVersion,
-    clusterOperators: () => aggregator.view.clusterOperators,
-    onFlushed: (listener) => aggregator.onFlushed((r) => listener([...r.changed.map((c) => c.record.name), ...r.removed])),
-  };
-}
+import { UpdateApiWriter, type WriterHooks } from "./writer.js";
 
 const MODES: ApiMode[] = ["writing", "standing-back", "crds-missing"];
 
@@ -54,6 +42,7 @@ function combineHooks(a: WriterHooks | undefined, b: WriterHooks | undefined): W
     onWrite: (kind, verb, name) => (a.onWrite?.(kind, verb, name), b.onWrite?.(kind, verb, name)),
     onMode: (m) => (a.onMode?.(m), b.onMode?.(m)),
     onBacklog: (n) => (a.onBacklog?.(n), b.onBacklog?.(n)),
+    onChecked: (d) => (a.onChecked?.(d), b.onChecked?.(d)),
   };
 }
 
@@ -86,10 +75,21 @@ export function updateApiRunnable(o: UpdateApiRunnableOptions): Runnable {
   };
 }
 
-async function writeWhileLeading(o: UpdateApiRunnableOptions, hooks: WriterHooks | undefined, signal: AbortSignal): Promise<void> {
+async function writeWhileLeading(o: UpdateApiRunnableOptions, metricHooks: WriterHooks | undefined, signal: AbortSignal): Promise<void> {
+  // The mode's insight is read at each snapshot: a new one as soon as the mode is known or changes.
+  let shown = "";
+  const refreshOnMode: WriterHooks = {
+    onChecked: (d) => {
+      const now = `${d.mode}\u0000${d.detail}`;
+      if (now === shown) return;
+      shown = now;
+      o.aggregator.refresh();
+    },
+  };
+  const hooks = combineHooks(metricHooks, refreshOnMode);
   const writer = new UpdateApiWriter({
     api: insightApi(o.kc),
-    source: aggregatorSource(o.aggregator),
+    source: o.aggregator,
     logger: o.logger,
     writesPerSecond: o.writesPerSecond,
     writeBurst: o.writeBurst,
@@ -100,11 +100,26 @@ async function writeWhileLeading(o: UpdateApiRunnableOptions, hooks: WriterHooks
   o.onWriter?.(writer);
   // `lockstep status` says when (and why) nothing is written.
   const off = o.aggregator.addInsightSource(() => (writer.checked ? modeInsights(writer.mode, CRD_NAMES) : []));
-  while (!o.aggregator.synced && !signal.aborted) await new Promise((r) => setTimeout(r, 100));
   try {
+    await firstSnapshot(o.aggregator, signal);
     if (signal.aborted) return;
     await writer.run(signal);
   } finally {
     off();
+    o.aggregator.refresh(); // no longer writing here: the mode's insight goes with the next answer
   }
+}
+
+/** Resolves once the aggregator has its first snapshot (the initial sync), or the signal aborts. */
+function firstSnapshot(aggregator: Aggregator, signal: AbortSignal): Promise<void> {
+  if (aggregator.current() || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const off = aggregator.subscribe(done);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      off();
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
 }

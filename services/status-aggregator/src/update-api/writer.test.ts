@@ -174,7 +174,7 @@ describe("UpdateApiWriter", () => {
     expect(await listAll(kinds(h).NodeProgressInsight)).toEqual([]);
     expect(h.writer.mode.detail).toContain("TechPreviewNoUpgrade");
     // `lockstep status` says so (the fixture's cluster is updating: inside Update Health).
-    expect(h.aggregator.render("none")).toContain("Lockstep stands back from the Update Status API");
+    expect(h.aggregator.current()!.render("none")).toContain("Lockstep stands back from the Update Status API");
   }, 150_000);
 
   it("writes nothing while the CRDs are missing", async () => {
@@ -182,6 +182,6 @@ describe("UpdateApiWriter", () => {
     await waitFor(() => h.writer.mode.mode === "crds-missing" && h.writer.stats.failures === 0, { what: "crds-missing" });
     await new Promise((r) => setTimeout(r, 500));
     expect(h.writes).toEqual([]);
-    expect(h.aggregator.render("none")).toContain("Lockstep cannot publish the Update Status API");
+    expect(h.aggregator.current()!.render("none")).toContain("Lockstep cannot publish the Update Status API");
   }, 150_000);
 });

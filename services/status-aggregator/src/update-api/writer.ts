@@ -1,5 +1,5 @@
-// Maintains the Update Status API objects from the aggregator's view. Reconciles state: every flush
-// of the view only marks what changed (nodes by name, the few cluster-level objects as a whole);
+// Maintains the Update Status API objects from the aggregator's snapshots. Reconciles state: every
+// snapshot only marks what changed (nodes by name, the few cluster-level objects as a whole);
 // a pass computes those objects, compares them with what was last written or read, and writes only
 // the differences (create, one status merge patch, delete), through a token bucket. Passes never
 // overlap, so changes that arrive while one runs are batched into the next, and a node that changed
@@ -9,6 +9,7 @@ import { type ClusterOperator, type ClusterVersion, type Evaluation, formatRFC33
 import { isAlreadyExists, isNotFound } from "@lockstep/kube";
 import { HotLoopGuard, systemClock, TokenBucket } from "@lockstep/reconcile";
 import type { Logger } from "pino";
+import type { SnapshotCause } from "../aggregator/snapshot.js";
 import type { InsightApi } from "./client.js";
 import { listAll } from "./client.js";
 import {
@@ -24,16 +25,25 @@ import { canonical, settleStatus, statusPatch } from "./settle.js";
 import { type ApiMode, CRD_NAMES, decideMode, type ModeDecision } from "./stand-back.js";
 import { INSIGHT_KINDS, type InsightKind, type InsightObject, type InsightStatus, MANAGED_BY, MANAGED_BY_LABEL, UPDATE_API_VERSION } from "@lockstep/contracts";
 
-/** What the writer reads of the aggregator (see aggregatorSource). */
-export interface WriterSource {
-  nodeNames(): readonly string[];
-  nodeRow(name: string): { record: NodeRecord; since: bigint } | undefined;
+/** One snapshot of the aggregator's view as the writer reads it (a StatusSnapshot). */
+export interface WriterSnapshot {
+  readonly cause: SnapshotCause;
+  /** The nodes shown, in name order. */
+  readonly names: readonly string[];
+  /** Rows added or changed, and removed, since the previous snapshot. */
+  readonly changed: readonly string[];
+  readonly removed: readonly string[];
+  row(name: string): { record: NodeRecord; since: bigint } | undefined;
   /** Throws while the view cannot be evaluated (no ClusterVersion yet). */
-  evaluation(): Evaluation;
-  clusterVersion(): ClusterVersion | undefined;
-  clusterOperators(): readonly ClusterOperator[];
-  /** Calls back after every recomputation with the nodes whose rows changed or went away. */
-  onFlushed(listener: (nodes: readonly string[]) => void): () => void;
+  evaluation(): { evaluation: Evaluation };
+  readonly clusterVersion: ClusterVersion | undefined;
+  readonly clusterOperators: readonly ClusterOperator[];
+}
+
+/** Where the snapshots come from (the aggregator): the latest, and each new one as it is made. */
+export interface WriterSource {
+  current(): WriterSnapshot | undefined;
+  subscribe(listener: (s: WriterSnapshot) => void): () => void;
 }
 
 export type WriteVerb = "create" | "status" | "delete";
@@ -42,6 +52,8 @@ export interface WriterHooks {
   onWrite?: (kind: InsightKind, verb: WriteVerb, name: string) => void;
   onMode?: (mode: ApiMode) => void;
   onBacklog?: (pending: number) => void;
+  /** After every check of the CRDs (the mode `lockstep status` shows may have changed). */
+  onChecked?: (mode: ModeDecision) => void;
 }
 
 export interface UpdateApiWriterOptions {
@@ -136,8 +148,12 @@ export class UpdateApiWriter {
 
   /** Runs until the signal aborts. Call once the source is synced. */
   async run(signal: AbortSignal): Promise<void> {
-    const off = this.o.source.onFlushed((nodes) => {
-      for (const n of nodes) this.dirtyNodes.add(n);
+    // A plain consumer of the snapshots: each marks what it changed; passes read the latest.
+    const off = this.o.source.subscribe((s) => {
+      // Nothing written depends on the view's age; time alone moves the cluster objects at refreshMs.
+      if (s.cause === "freshness" || s.cause === "tick") return;
+      for (const n of s.changed) this.dirtyNodes.add(n);
+      for (const n of s.removed) this.dirtyNodes.add(n);
       this.clusterDirty = true;
       this.wake();
     });
@@ -219,6 +235,7 @@ export class UpdateApiWriter {
     }
     this.decision = decision;
     this.checkedOnce = true;
+    this.o.hooks?.onChecked?.(decision);
     if (decision.mode !== "writing") return;
     this.observed.clear();
     this.nodesSeen.clear();
@@ -249,7 +266,7 @@ export class UpdateApiWriter {
     let nodes: string[];
     if (this.allNodes) {
       this.allNodes = false;
-      const shown = new Set(src.nodeNames());
+      const shown = new Set(src.current()?.names ?? []);
       nodes = [...shown];
       for (const name of this.nodesSeen.keys()) if (!shown.has(name)) nodes.push(name);
     } else {
@@ -277,7 +294,7 @@ export class UpdateApiWriter {
       await attempt(
         objectKey(NODE, name),
         () => {
-          const row = src.nodeRow(name);
+          const row = src.current()?.row(name);
           return row ? nodeObject(row.record, row.since) : null;
         },
         () => this.dirtyNodes.add(name),
@@ -286,11 +303,12 @@ export class UpdateApiWriter {
   }
 
   private clusterObjects(): DesiredObject[] | undefined {
-    const src = this.o.source;
-    const cv = src.clusterVersion();
+    const s = this.o.source.current();
+    const cv = s?.clusterVersion;
     let evaluation: Evaluation;
     try {
-      evaluation = src.evaluation();
+      if (!s) return undefined;
+      evaluation = s.evaluation().evaluation;
     } catch {
       return undefined; // not evaluable yet: leave what is there
     }
@@ -298,7 +316,7 @@ export class UpdateApiWriter {
     const out: DesiredObject[] = [];
     for (const pool of [...(evaluation.masterPool ? [evaluation.masterPool] : []), ...evaluation.workerPools]) out.push(poolObject(pool));
     out.push(clusterVersionObject(cv, evaluation));
-    for (const co of src.clusterOperators()) {
+    for (const co of s.clusterOperators) {
       const d = clusterOperatorObject(cv, co, evaluation.now);
       if (d) out.push(d);
     }
