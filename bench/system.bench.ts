@@ -53,6 +53,7 @@ import { rawFanoutInChildren, type FanoutSample } from "./lib/raw-fanout.js";
 import { RateMeter } from "./lib/rate-meter.js";
 import { printResults, sleep, summary, type BenchResult } from "./lib/stats.js";
 import { loopWindow, scrapeLoop, type LoopWindow } from "./lib/loop-health.js";
+import type { ProbeWindow } from "./lib/probe-process.js";
 import { startProber, type Prober } from "./lib/prober.js";
 import { installUpdateApiCrds, writerCounters, type WriterCounters } from "./lib/update-api.js";
 
@@ -111,12 +112,13 @@ interface Step extends LadderStep {
   /** The prober's own event-loop delay p99 (ms), and the bench process's (cluster-sim, bus tap). */
   proberLoopP99Ms: number;
   benchLoopP99Ms: number;
+  lost: ProbeWindow["lost"];
   loadavg: number;
 }
 
 export async function benchSystem(options: { niceHarness?: boolean } = {}): Promise<BenchResult[]> {
   const NICE_HARNESS = options.niceHarness ?? process.env.BENCH_NICE_HARNESS === "1";
-  const b = `system ${WORKERS + 3 + PROBES} nodes${NICE_HARNESS ? " (harness at nice ${NICE})" : ""}`;
+  const b = `system ${WORKERS + 3 + PROBES} nodes${NICE_HARNESS ? ` (harness at nice ${NICE})` : ""}`;
   const runDir = mkdtempSync(join(tmpdir(), "lockstep-bench-system-"));
   const ks = await startKubeSimProcess(import.meta.dirname);
   const nats = await startNatsServer();
@@ -316,6 +318,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
         rate: changes / seconds,
         probes: probed.lat.length,
         proberLoopP99Ms: probed.ownLoopP99Ms,
+        lost: probed.lost,
         benchLoopP99Ms: benchLoop.percentile(99) / 1e6,
         p50: s.p50,
         p99: s.p99,
@@ -367,6 +370,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       out.push({ bench: b, metric: `${l}:   ... API write→state-plane write (watcher) p50 / p99`, value: s.toKv.p50, unit: `ms / ${s.toKv.p99.toFixed(0)} ms` });
       out.push({ bench: b, metric: `${l}:   ... state-plane write→watch message (aggregator) p50 / p99`, value: s.kvToWatch.p50, unit: `ms / ${s.kvToWatch.p99.toFixed(0)} ms` });
       out.push({ bench: b, metric: `${l}:   ... 1-min loadavg at the window's end (2 cores; other work included)`, value: s.loadavg, unit: "" });
+      out.push({ bench: b, metric: `${l}:   ... probes never seen within 5 s (counted as 5 s): their state-plane write seen / cordon changed back by another writer`, value: s.lost.total, unit: `probes: ${s.lost.kvSeen} / ${s.lost.overwritten}` });
       out.push({ bench: b, metric: `${l}:   ... prober's own event-loop delay p99 (bench process with cluster-sim: ${s.benchLoopP99Ms.toFixed(0)} ms)`, value: s.proberLoopP99Ms, unit: "ms" });
       for (const [name, w] of s.loop) {
         out.push({ bench: b, metric: `${l}:   ... ${name}: event-loop delay p99 / max; GC pauses in the window`, value: w.lagP99Ms, unit: `ms / ${w.lagMaxMs.toFixed(0)} ms; ${(w.gcSeconds * 1000).toFixed(0)} ms in ${w.gcCount} GCs` });

@@ -33,6 +33,11 @@ export interface ProbeWindow {
   kvToWatch: number[];
   /** This process's own event-loop delay p99 (ms): how much of the figures the timing itself added. */
   ownLoopP99Ms: number;
+  /**
+   * Probes never seen in the watch stream: how many, of those how many state-plane writes passed by,
+   * and how many found the node's cordon changed back by someone else (then not the system's fault).
+   */
+  lost: { total: number; kvSeen: number; overwritten: number };
 }
 
 const setup = JSON.parse(process.argv[2]!) as ProbeSetup;
@@ -68,7 +73,7 @@ const cordoned = new Map<string, boolean>();
 for (const name of setup.nodes) cordoned.set(name, (await core.readNode({ name })).spec?.unschedulable === true);
 
 async function probeWindow(windowS: number): Promise<ProbeWindow> {
-  const out: ProbeWindow = { lat: [], toKv: [], kvToWatch: [], ownLoopP99Ms: 0 };
+  const out: ProbeWindow = { lat: [], toKv: [], kvToWatch: [], ownLoopP99Ms: 0, lost: { total: 0, kvSeen: 0, overwritten: 0 } };
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const t0 = performance.now();
@@ -90,6 +95,13 @@ async function probeWindow(windowS: number): Promise<ProbeWindow> {
       out.kvToWatch.push(end - kvAt);
     }
     waiting.delete(node);
+    if (!ok) {
+      out.lost.total++;
+      if (kvAt !== undefined) out.lost.kvSeen++;
+      const now = (await core.readNode({ name: node })).spec?.unschedulable === true;
+      if (now !== next) out.lost.overwritten++;
+      cordoned.set(node, now);
+    }
     await sleep(setup.gapMs);
   }
   loop.disable();

@@ -177,6 +177,9 @@ export class Aggregator {
 
   /** Builds the next snapshot from the view as of its last flush, and hands it to readers. */
   private next(cause: SnapshotCause, now: bigint, result: Pick<FlushResult, "changed" | "removed">): void {
+    // The evaluation below would flush the view itself and take in changes waiting for the
+    // debounce without reporting them (no watcher message, no fact): they go out as a flush first.
+    if (cause !== "flush" && this.view.pending) this.flushInternal(true);
     this.snapshot = StatusSnapshot.next(this.snapshot, {
       cause,
       revision: this.view.revision,
