@@ -62,7 +62,11 @@ export interface AggregatorOptions {
   clock?: () => bigint;
   /** Changes arriving within this window are recomputed together. */
   debounceMs: number;
-  /** Minimum time between two WatchUpdateStatus change messages (default 50 ms). */
+  /**
+   * Minimum time between two WatchUpdateStatus change messages. Default: the debounce window, which
+   * already spaces the flushes, so each flush's changes go out at once (50 ms here cost a p50 of
+   * ~25 ms at a rollout's pace in the system bench, for messages that carry only what changed).
+   */
   watchMinIntervalMs?: number;
   leaseSources?: LeaseSources;
   /** The shipped default NodeDisruptionPolicy manifests (used when the cluster has none). */
@@ -107,7 +111,7 @@ export class Aggregator {
       maxAttempts: o.publishMaxAttempts,
       backoffMs: o.publishBackoffMs,
     });
-    this.watchers = new WatchFanOut(o.watchMinIntervalMs ?? 50);
+    this.watchers = new WatchFanOut(o.watchMinIntervalMs ?? o.debounceMs);
   }
 
   /** insight.changed facts not yet acknowledged (queued, in flight or waiting for a retry). */
