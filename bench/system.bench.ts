@@ -94,6 +94,14 @@ function chartNodeOptions(): Record<ServiceName, string> {
   return out;
 }
 
+/** The chart's MALLOC_ARENA_MAX (global.mallocArenaMax), unless BENCH_HEAP=node. */
+function chartMallocArenaMax(): string | undefined {
+  if (process.env.BENCH_HEAP === "node") return undefined;
+  const values = parseYaml(readFileSync(join(import.meta.dirname, "..", "deploy", "helm", "lockstep", "values.yaml"), "utf8")) as { global?: { mallocArenaMax?: number | null } };
+  const n = values.global?.mallocArenaMax;
+  return n ? String(n) : undefined;
+}
+
 interface Step extends LadderStep {
   windowS: number;
   changes: number;
@@ -152,9 +160,10 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
   const preload = join(import.meta.dirname, "lib", "cpu-profile.mjs");
   const heap = chartNodeOptions();
   const env: Partial<Record<ServiceName, Record<string, string>>> = {};
+  const arenas = chartMallocArenaMax();
   for (const s of SERVICE_NAMES) {
     const nodeOptions = process.env[`BENCH_NODE_OPTIONS_${s.toUpperCase().replace("-", "_")}`] ?? process.env.BENCH_NODE_OPTIONS ?? heap[s];
-    env[s] = { NODE_OPTIONS: profiled === s ? `${nodeOptions} --import=${preload}`.trim() : nodeOptions };
+    env[s] = { NODE_OPTIONS: profiled === s ? `${nodeOptions} --import=${preload}`.trim() : nodeOptions, ...(arenas ? { MALLOC_ARENA_MAX: arenas } : {}) };
     // The simulator's leaser carries no credentials (local run, explicitly unauthenticated).
     if (s === "lease-coordinator") env[s].LEASE_AUTH = "none";
     if (profiled === s) env[s].CPU_PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? runDir;
@@ -394,7 +403,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
     }
     for (const name of SERVICE_NAMES) {
       const peak = procPeakRssMb(system.processes.get(name)!.pid!);
-      out.push({ bench: b, metric: `${name} peak RSS (${env[name]!.NODE_OPTIONS || "node's default heap"})`, value: peak, unit: "MiB", target: "<= 150", ok: peak <= 150 });
+      out.push({ bench: b, metric: `${name} peak RSS (${[env[name]!.NODE_OPTIONS || "node's default heap", env[name]!.MALLOC_ARENA_MAX && `MALLOC_ARENA_MAX=${env[name]!.MALLOC_ARENA_MAX}`].filter(Boolean).join(", ")})`, value: peak, unit: "MiB", target: "<= 150", ok: peak <= 150 });
     }
     if (api0 && api1) {
       const changes = api1.nodeChanges - api0.nodeChanges;

@@ -24,7 +24,7 @@ function podEnv(env: Array<{ name: string; value?: string; valueFrom?: { secretK
 }
 
 /** Variables read by node itself rather than by the service's config. */
-const NODE_RUNTIME_VARS = new Set(["NODE_OPTIONS"]);
+const NODE_RUNTIME_VARS = new Set(["NODE_OPTIONS", "MALLOC_ARENA_MAX"]);
 
 
 

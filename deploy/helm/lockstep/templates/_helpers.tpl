@@ -131,6 +131,10 @@ lease-coordinator demands one from every caller.
 - name: STATE_MAX_AGE
   value: {{ . | quote }}
 {{- end }}
+{{- with $g.mallocArenaMax }}
+- name: MALLOC_ARENA_MAX
+  value: {{ . | quote }}
+{{- end }}
 {{- $heap := list }}
 {{- with .v.maxOldSpaceMiB }}{{ $heap = append $heap (printf "--max-old-space-size=%v" .) }}{{ end }}
 {{- with .v.maxSemiSpaceMiB }}{{ $heap = append $heap (printf "--max-semi-space-size=%v" .) }}{{ end }}
