@@ -107,6 +107,8 @@ interface Step extends LadderStep {
   changes: number;
   /** Kubernetes Event API calls (creates and series patches) of every service in the window. */
   eventWrites: number;
+  /** Messages nats-server received and delivered in the window (every client, JetStream's API included). */
+  natsMessages: { in: number; out: number };
   probes: number;
   p50: number;
   /** Worker nodes on the step's new config when its window closed. */
@@ -129,7 +131,13 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
   const b = `system ${WORKERS + 3 + PROBES} nodes${NICE_HARNESS ? ` (harness at nice ${NICE})` : ""}`;
   const runDir = mkdtempSync(join(tmpdir(), "lockstep-bench-system-"));
   const ks = await startKubeSimProcess(import.meta.dirname);
-  const nats = await startNatsServer();
+  // nats-server's monitoring endpoint: its message counts say what the bus carries per node change.
+  const natsMonitor = await freePort();
+  const nats = await startNatsServer({ config: `http: "127.0.0.1:${natsMonitor}"` });
+  const natsMessages = async (): Promise<{ in: number; out: number }> => {
+    const v = (await (await fetch(`http://127.0.0.1:${natsMonitor}/varz`)).json()) as { in_msgs: number; out_msgs: number };
+    return { in: v.in_msgs, out: v.out_msgs };
+  };
   const kc = kubeConfigForUrl(ks.url);
   const kubeconfig = join(runDir, "kubeconfig");
   writeFileSync(kubeconfig, kc.exportConfig());
@@ -303,6 +311,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       const loop0 = await scrapeAll();
       const cpu0 = cpuNow();
       const events0 = await kubeEventWrites();
+      const msgs0 = await natsMessages();
       const changes0 = nodeChanges.total;
       const benchLoop = monitorEventLoopDelay({ resolution: 10 });
       benchLoop.enable();
@@ -314,6 +323,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       const loop1 = await scrapeAll();
       const changes = nodeChanges.total - changes0;
       const eventWrites = (await kubeEventWrites()) - events0;
+      const msgs1 = await natsMessages();
       const target = workerTarget();
       const moved = (sim.poolMembers().get("worker") ?? []).filter((n) => n.metadata?.annotations?.["machineconfiguration.openshift.io/currentConfig"] === target).length;
       const s = summary(probed.lat);
@@ -324,6 +334,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
         windowS: seconds,
         changes,
         eventWrites,
+        natsMessages: { in: msgs1.in - msgs0.in, out: msgs1.out - msgs0.out },
         rate: changes / seconds,
         probes: probed.lat.length,
         proberLoopP99Ms: probed.ownLoopP99Ms,
@@ -391,6 +402,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
     // Where the CPU goes per node change, at the capacity step (or the first step when none met it).
     for (const st of steps) {
       const perChange = st.changes > 0 ? st.eventWrites / st.changes : 0;
+      out.push({ bench: b, metric: `nats-server messages in / out per node change at ${st.scale}x`, value: st.changes > 0 ? st.natsMessages.in / st.changes : 0, unit: `/ ${st.changes > 0 ? (st.natsMessages.out / st.changes).toFixed(1) : "0"}` });
       out.push({ bench: b, metric: `Kubernetes Event writes per node change at ${st.scale}x (${st.eventWrites} writes, ${st.changes} changes)`, value: perChange, unit: "writes", target: "<= 0.1", ok: perChange <= 0.1 });
     }
     const at = cap ?? steps[0];
