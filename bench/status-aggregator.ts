@@ -188,7 +188,7 @@ export async function benchStatusAggregator(): Promise<BenchResult[]> {
     }).start(stop.signal),
   ];
   let publishedOk = 0;
-  const aggregator = new Aggregator({ logger: silentLogger(), debounceMs: 25, hooks: { onPublished: (ok) => void (ok && publishedOk++) } });
+  const aggregator = new Aggregator({ logger: silentLogger(), debounceMs: 10, hooks: { onPublished: (ok) => void (ok && publishedOk++) } });
   // Server and client run in this one process: time each side of GetUpdateStatus separately. Server:
   // the handler (the current snapshot, nothing computed) plus the response serializer.
   // Client: the response deserializer (ts-proto decode). GC pauses are counted on their own.

@@ -11,7 +11,7 @@ describe("status-aggregator config", () => {
       config: {
         GRPC_PORT: 9094,
         HTTP_PORT: 8094,
-        DEBOUNCE_MS: 25,
+        DEBOUNCE_MS: 10,
         LEASE_NAMESPACE: "lockstep-leases",
         FOREIGN_NODE_LEASE_NAMESPACES: ["kube-node-maintenance"],
         MEDIK8S_LEASE_NAMESPACES: ["medik8s-leases"],

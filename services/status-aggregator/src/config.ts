@@ -7,7 +7,7 @@ import { z } from "zod";
  *
  * | variable | meaning | default |
  * |---|---|---|
- * | DEBOUNCE_MS | state changes arriving within this window are recomputed together | 25 |
+ * | DEBOUNCE_MS | at most one recomputation per window (the first change after a quiet spell at once); also the spacing of watch messages. A flush costs ~0.2 ms at 10,000 nodes | 10 |
  * | WATCH_REFRESH_MS | WatchUpdateStatus sends a fresh status this often even without changes (durations move) | 10000 |
  * | LEASE_NAMESPACE | namespace of Lockstep's own node Leases | lockstep-leases |
  * | FOREIGN_NODE_LEASE_NAMESPACES | KEP-style namespaces (Lease named after the node) | kube-node-maintenance |
@@ -29,7 +29,7 @@ import { z } from "zod";
 export const aggregatorConfigSchema = serviceConfigSchema({
   GRPC_PORT: env.port().default(9094),
   HTTP_PORT: env.port().default(8094),
-  DEBOUNCE_MS: env.int({ min: 0, max: 10_000 }).default(25),
+  DEBOUNCE_MS: env.int({ min: 0, max: 10_000 }).default(10),
   WATCH_REFRESH_MS: env.int({ min: 100 }).default(10_000),
   LEASE_NAMESPACE: env.string().default("lockstep-leases"),
   FOREIGN_NODE_LEASE_NAMESPACES: env.list().default(["kube-node-maintenance"]),
