@@ -16,9 +16,12 @@ const FIGURES: Record<string, RegExp[]> = {
     ...["watcher", "lease-coordinator", "skew-enforcer", "bootimage-updater", "status-aggregator"].map(
       (svc) => new RegExp(`^system \\d+ nodes\\s+1x \\(a real update's pace\\):\\s+\\.\\.\\. ${svc}: event-loop delay p99 / max; GC pauses in the window`, "m"),
     ),
+    /^system \d+ nodes\s+1x \(a real update's pace\):\s+\.\.\. probes never seen within 5 s/m,
+    /^system \d+ nodes\s+1x \(a real update's pace\):\s+\.\.\. prober's own event-loop delay p99 \(bench process with cluster-sim: \d+ ms\)/m,
+    /^system \d+ nodes\s+nats-server messages in \/ out per node change at 1x/m,
     /^system \d+ nodes\s+capacity: highest node-change rate with insight p99 <= 100 ms/m,
     /^system \d+ nodes\s+headroom: capacity ÷ the 1x rate/m,
-    ...["watcher", "lease-coordinator", "skew-enforcer", "bootimage-updater", "status-aggregator", "kube-sim", "nats-server", "bench process \\(cluster-sim, probes, bus tap\\)", "everything"].map(
+    ...["watcher", "lease-coordinator", "skew-enforcer", "bootimage-updater", "status-aggregator", "kube-sim", "nats-server", "prober", "bench process \\(cluster-sim, bus tap\\)", "everything"].map(
       (p) => new RegExp(`^system \\d+ nodes\\s+CPU per 1,000 node changes at \\d+x: ${p}`, "m"),
     ),
     /^system \d+ nodes\s+system bus rate: state-plane puts while loading, best 1 s/m,
