@@ -94,6 +94,18 @@ describe("Aggregator snapshots", () => {
     a.stop();
   });
 
+  it("never answers fresh from a view that turned stale before the periodic check noticed", () => {
+    const a = synced();
+    let fresh = true;
+    a.attachFreshness(() => ({ fresh, ageSeconds: fresh ? 1 : 20, maxAgeSeconds: 15, heard: true }));
+    a.refresh();
+    expect(a.current()!.freshness).toMatchObject({ stale: false });
+    fresh = false; // freshnessChanged() not called yet
+    expect(a.current()!.freshness).toMatchObject({ stale: true, ageSeconds: 20 });
+    expect(a.current()).toBe(a.current()); // and no new snapshot while nothing changes
+    a.stop();
+  });
+
   it("makes a snapshot at once when the view turns stale, sharing everything else", () => {
     const a = synced();
     let fresh = true;

@@ -123,8 +123,13 @@ export class Aggregator {
     return this.isSynced;
   }
 
-  /** The latest snapshot; undefined before the initial sync. Never recomputes anything. */
+  /**
+   * The latest snapshot; undefined before the initial sync. Never recomputes the view. The view's
+   * age moves with no event, and its turn to stale is noticed by a periodic check: an answer in
+   * between must not call a stale view fresh, so a flip not yet noticed is taken now.
+   */
   current(): StatusSnapshot | undefined {
+    if (this.snapshot && this.freshnessOf && (this.freshnessNow()?.stale ?? false) !== (this.snapshot.freshness?.stale ?? false)) this.freshnessChanged();
     return this.snapshot;
   }
 
