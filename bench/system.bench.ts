@@ -78,12 +78,21 @@ const TIMING: Timing = { ...DEFAULT_TIMING, cvoAccept: LEAD, operator: LEAD };
 const HARNESS = ["kube-sim", "nats-server", "bench process (cluster-sim, bus tap)", "prober"] as const;
 type Part = ServiceName | (typeof HARNESS)[number];
 
+interface ChartValues {
+  global?: { mallocArenaMax?: number | null };
+  [service: string]: { maxOldSpaceMiB?: number; maxSemiSpaceMiB?: number; mallocArenaMax?: number | null } | undefined;
+}
+
+/** The Helm chart's default values, read once. */
+function chartValues(): ChartValues {
+  return parseYaml(readFileSync(join(import.meta.dirname, "..", "deploy", "helm", "lockstep", "values.yaml"), "utf8")) as ChartValues;
+}
+
 /**
  * NODE_OPTIONS the Helm chart gives each service's container (V8 heap limits): the services run as
  * they are deployed. BENCH_HEAP=node runs them with node's own defaults instead.
  */
-function chartNodeOptions(): Record<ServiceName, string> {
-  const values = parseYaml(readFileSync(join(import.meta.dirname, "..", "deploy", "helm", "lockstep", "values.yaml"), "utf8")) as Record<string, { maxOldSpaceMiB?: number; maxSemiSpaceMiB?: number }>;
+function chartNodeOptions(values: ChartValues): Record<ServiceName, string> {
   const camel = (s: string) => s.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
   const out = {} as Record<ServiceName, string>;
   for (const s of SERVICE_NAMES) {
@@ -95,10 +104,8 @@ function chartNodeOptions(): Record<ServiceName, string> {
 }
 
 /** The chart's MALLOC_ARENA_MAX (global.mallocArenaMax), unless BENCH_HEAP=node. */
-function chartMallocArenaMax(): string | undefined {
-  if (process.env.BENCH_HEAP === "node") return undefined;
-  const values = parseYaml(readFileSync(join(import.meta.dirname, "..", "deploy", "helm", "lockstep", "values.yaml"), "utf8")) as { global?: { mallocArenaMax?: number | null } };
-  const n = values.global?.mallocArenaMax;
+function chartMallocArenaMax(values: ChartValues): string | undefined {
+  const n = process.env.BENCH_HEAP === "node" ? undefined : values.global?.mallocArenaMax;
   return n ? String(n) : undefined;
 }
 
@@ -166,9 +173,10 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
   const profiled = process.env.BENCH_PROFILE_SERVICE as ServiceName | undefined;
   // NODE_OPTIONS refuses --cpu-prof; a preload records the profile instead.
   const preload = join(import.meta.dirname, "lib", "cpu-profile.mjs");
-  const heap = chartNodeOptions();
+  const values = chartValues();
+  const heap = chartNodeOptions(values);
   const env: Partial<Record<ServiceName, Record<string, string>>> = {};
-  const arenas = chartMallocArenaMax();
+  const arenas = chartMallocArenaMax(values);
   for (const s of SERVICE_NAMES) {
     const nodeOptions = process.env[`BENCH_NODE_OPTIONS_${s.toUpperCase().replace("-", "_")}`] ?? process.env.BENCH_NODE_OPTIONS ?? heap[s];
     env[s] = { NODE_OPTIONS: profiled === s ? `${nodeOptions} --import=${preload}`.trim() : nodeOptions, ...(arenas ? { MALLOC_ARENA_MAX: arenas } : {}) };
