@@ -11,7 +11,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeBus, connectBus } from "./connection.js";
 import { EventPublisher } from "./publish.js";
-import { ensureEventStream, ensureStateBucket } from "./setup.js";
+import { ensureEventStream, ensureStateBucket, isNotFound } from "./setup.js";
 import { StateCache } from "./state-cache.js";
 
 let cluster: NatsCluster;
@@ -40,7 +40,7 @@ async function retry<T>(what: () => Promise<T>, timeoutMs: number): Promise<{ va
 }
 
 describe("many processes starting at once on a fresh cluster", () => {
-  it("all ensure both R3 planes (creation queues on the meta leader; a timed-out request is asked again)", async () => {
+  it("all ensure both R3 planes (creation queues on the meta leader; a timed-out create, or one answered `not found` while another is in flight, is asked again)", async () => {
     const conns = await Promise.all(Array.from({ length: 8 }, (_, i) => connectBus({ servers: cluster.urls, name: `start-${i}` })));
     try {
       const t0 = Date.now();
@@ -52,11 +52,11 @@ describe("many processes starting at once on a fresh cluster", () => {
       const jsm = await jetstreamManager(nc);
       expect((await jsm.streams.info(EVENTS_STREAM)).config.num_replicas).toBe(3);
       expect((await jsm.streams.info(`KV_${STATE_BUCKET}`)).config.num_replicas).toBe(3);
-      // The next test starts from no planes.
-      await jsm.streams.delete(EVENTS_STREAM);
-      await jsm.streams.delete(`KV_${STATE_BUCKET}`);
     } finally {
       await Promise.all(conns.map((c) => closeBus(c)));
+      // The next test starts from no planes, whether or not this one passed.
+      const jsm = await jetstreamManager(nc);
+      for (const name of [EVENTS_STREAM, `KV_${STATE_BUCKET}`]) await retry(() => jsm.streams.delete(name).catch((err) => { if (!isNotFound(err)) throw err; }), 30_000);
     }
   }, 90_000);
 });

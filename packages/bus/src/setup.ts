@@ -64,7 +64,7 @@ async function createOrUpdateEventStream(nc: NatsConnection, o: EventStreamOptio
         () => true,
         () => false,
       );
-      if (!exists) throw replicasError(addErr, replicas);
+      if (!exists) throw isNotFound(addErr) ? creationInFlight(EVENTS_STREAM, addErr) : replicasError(addErr, replicas);
     }
   }
   return jsm;
@@ -95,7 +95,8 @@ async function createOrOpenBucket(nc: NatsConnection, name: string, o: KvBucketO
   try {
     kv = await new Kvm(nc).create(name, { history: o.history ?? 1, storage: StorageType.File, replicas, ...(o.ttlMs !== undefined ? { ttl: o.ttlMs } : {}) });
   } catch (err) {
-    throw replicasError(err, replicas);
+    // Kvm.create catches "not found" from its info and adds; one from the add is a creation in flight.
+    throw isNotFound(err) ? creationInFlight(`KV_${name}`, err) : replicasError(err, replicas);
   }
   // Kvm.create opens an existing bucket as it is; bring its replica count to ours.
   const jsm = await jetstreamManager(nc);
@@ -140,14 +141,27 @@ async function patiently<T>(stream: string, o: ReplicatedOptions, attempt: () =>
 }
 
 /**
- * A request that timed out, or JetStream saying it cannot answer now: 10008, no meta leader yet; "no
+ * "stream not found" in answer to a create: on a cluster, nats-server 2.9 turns a create of a stream
+ * that is already assigned (another process's create, in flight) into an info request, and a member
+ * of a group with no leader yet answers it from its own servers, where the stream may not exist yet
+ * (seen in CI: eight processes creating R3 planes at once on a loaded machine). Asked again, it is
+ * there.
+ */
+function creationInFlight(stream: string, cause: unknown): Error {
+  return Object.assign(new Error(`stream ${stream} is being created by another request; not found yet`, { cause }), { name: CREATION_IN_FLIGHT });
+}
+const CREATION_IN_FLIGHT = "CreationInFlightError";
+
+/**
+ * A request that timed out, a stream another request is creating (creationInFlight), or JetStream
+ * saying it cannot answer now: 10008, no meta leader yet; "no
  * suitable peers for placement", the meta leader not yet counting every server of a cluster that is
  * starting or where one server restarts (seen with eight processes creating R3 planes on a fresh
  * three-node cluster). A cluster that is really too small keeps refusing, and the last error says so.
  */
 export function isBusy(err: unknown): boolean {
   const e = err as { name?: string; code?: unknown; message?: string } | undefined;
-  return e?.name === "TimeoutError" || e?.code === 10008 || /timeout|temporarily unavailable|no responders|no suitable peers/i.test(String(e?.message ?? err));
+  return e?.name === "TimeoutError" || e?.name === CREATION_IN_FLIGHT || e?.code === 10008 || /timeout|temporarily unavailable|no responders|no suitable peers/i.test(String(e?.message ?? err));
 }
 
 /**
