@@ -16,9 +16,15 @@ const FIGURES: Record<string, RegExp[]> = {
     ...["watcher", "lease-coordinator", "skew-enforcer", "bootimage-updater", "status-aggregator"].map(
       (svc) => new RegExp(`^system \\d+ nodes\\s+1x \\(a real update's pace\\):\\s+\\.\\.\\. ${svc}: event-loop delay p99 / max; GC pauses in the window`, "m"),
     ),
+    /^system \d+ nodes\s+1x \(a real update's pace\):\s+\.\.\. API watch event→gRPC insight \(Lockstep's part: watcher, NATS, aggregator\) p50 \/ p99/m,
+    /^system \d+ nodes\s+1x \(a real update's pace\):\s+\.\.\.\s+of it: API write→event in another API watch of the node \(the API server's part\) p50 \/ p99/m,
+    /^system \d+ nodes\s+1x \(a real update's pace\):\s+\.\.\.\s+of it: that API watch event→state-plane write \(watcher, NATS publish\) p50 \/ p99/m,
     /^system \d+ nodes\s+1x \(a real update's pace\):\s+\.\.\. probes never seen within 5 s/m,
     /^system \d+ nodes\s+1x \(a real update's pace\):\s+\.\.\. prober's own event-loop delay p99 \(bench process with cluster-sim: \d+ ms\)/m,
     /^system \d+ nodes\s+nats-server messages in \/ out per node change at 1x/m,
+    ...["watcher", "status-aggregator", "kube-sim", "nats-server", "bench process \\(cluster-sim, bus tap\\)"].map(
+      (p) => new RegExp(`^system \\d+ nodes\\s+CPU at rest \\(all nodes served, no update running; \\S+ node changes\\/s\\): ${p}`, "m"),
+    ),
     /^system \d+ nodes\s+capacity: highest node-change rate with insight p99 <= 100 ms/m,
     /^system \d+ nodes\s+headroom: capacity ÷ the 1x rate/m,
     ...["watcher", "lease-coordinator", "skew-enforcer", "bootimage-updater", "status-aggregator", "kube-sim", "nats-server", "prober", "bench process \\(cluster-sim, bus tap\\)", "everything"].map(

@@ -22,7 +22,7 @@
 // Run: pnpm --dir bench exec node --import tsx system.bench.ts
 // Env: BENCH_WORKERS (10000), BENCH_SCALES (1,10,20,30,45,60,90,120), BENCH_WINDOW_1X_S (180: real
 // seconds measured at 1x), BENCH_SIM_WINDOW_S (900: simulated seconds measured at higher scales),
-// BENCH_MIN_WINDOW_S (10), BENCH_CEILING_PUTS (30000), BENCH_QUICK=1 (all small: a smoke run),
+// BENCH_MIN_WINDOW_S (10), BENCH_REST_S (20: seconds of CPU measured at rest, before the ladder), BENCH_CEILING_PUTS (30000), BENCH_QUICK=1 (all small: a smoke run),
 // BENCH_LEASES (0: cluster-sim does not ask the lease-coordinator; 1: it does, for every node it
 // updates), BENCH_PROFILE_SERVICE + BENCH_PROFILE_DIR (write a V8 CPU profile of that one service
 // process, e.g. status-aggregator), BENCH_HEAP (chart: default, each service runs with the V8 heap
@@ -68,6 +68,7 @@ const LEASES = process.env.BENCH_LEASES === "1";
 const PROBES = 20;
 const UPDATE_API = process.env.BENCH_UPDATE_API !== "0";
 const UPDATE_API_WPS = Number(process.env.BENCH_UPDATE_API_WPS ?? 200);
+const REST_S = sized("BENCH_REST_S", 20, 2);
 const TARGET_MS = 100;
 const NICE = 10;
 const STRESS = 60;
@@ -84,6 +85,11 @@ interface ChartValues {
 }
 
 /** The Helm chart's default values, read once. */
+function p50p99(samples: number[]): { p50: number; p99: number } {
+  const { p50, p99 } = summary(samples);
+  return { p50, p99 };
+}
+
 function chartValues(): ChartValues {
   return parseYaml(readFileSync(join(import.meta.dirname, "..", "deploy", "helm", "lockstep", "values.yaml"), "utf8")) as ChartValues;
 }
@@ -120,6 +126,10 @@ interface Step extends LadderStep {
   p50: number;
   /** Worker nodes on the step's new config when its window closed. */
   moved: number;
+  toAck: { p50: number; p99: number };
+  toApiWatch: { p50: number; p99: number };
+  apiWatchToKv: { p50: number; p99: number };
+  apiWatchToInsight: { p50: number; p99: number };
   toKv: { p50: number; p99: number };
   kvToWatch: { p50: number; p99: number };
   /** CPU-seconds per process in the window. */
@@ -286,6 +296,16 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
     const cpuNow = () => new Map([...readers].map(([k, f]) => [k, f()] as const));
     const workerTarget = () => sim.world.get("pool", "worker")?.spec?.configuration?.name as string | undefined;
 
+    // At rest: every node served, no update running (cluster-sim still heartbeats its nodes): what
+    // each process costs before any change, the floor under the per-change figures below.
+    const rest0 = cpuNow();
+    const restChanges0 = nodeChanges.total;
+    const tRest = performance.now();
+    await sleep(REST_S * 1000);
+    const restSeconds = (performance.now() - tRest) / 1000;
+    const rest1 = cpuNow();
+    const atRest = { seconds: restSeconds, changes: nodeChanges.total - restChanges0, cpu: new Map([...rest1].map(([p, v]) => [p, v - rest0.get(p)!] as const)) };
+
     const runStep = async (scale: number, version: string, first: boolean): Promise<Step> => {
       if (!first) {
         await stopSim();
@@ -335,8 +355,6 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       const target = workerTarget();
       const moved = (sim.poolMembers().get("worker") ?? []).filter((n) => n.metadata?.annotations?.["machineconfiguration.openshift.io/currentConfig"] === target).length;
       const s = summary(probed.lat);
-      const k = summary(probed.toKv);
-      const w = summary(probed.kvToWatch);
       return {
         scale,
         windowS: seconds,
@@ -351,8 +369,12 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
         p50: s.p50,
         p99: s.p99,
         moved,
-        toKv: { p50: k.p50, p99: k.p99 },
-        kvToWatch: { p50: w.p50, p99: w.p99 },
+        toAck: p50p99(probed.toAck),
+        toApiWatch: p50p99(probed.toApiWatch),
+        apiWatchToKv: p50p99(probed.apiWatchToKv),
+        apiWatchToInsight: p50p99(probed.apiWatchToInsight),
+        toKv: p50p99(probed.toKv),
+        kvToWatch: p50p99(probed.kvToWatch),
         cpu: new Map([...cpu1].map(([p, v]) => [p, v - cpu0.get(p)!] as const)),
         loop: new Map(SERVICE_NAMES.map((n) => [n, loopWindow(loop0.get(n)!, loop1.get(n)!)] as const)),
         loadavg: loadavg()[0]!,
@@ -395,7 +417,13 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       // 1x and 10x carry the target; the stress step and the ladder's other steps are reported without.
       const targeted = s.scale === 1 || s.scale === 10;
       out.push({ bench: b, metric: `${l}: API write→gRPC insight p99`, value: s.p99, unit: "ms", ...(targeted ? { target: `<= ${TARGET_MS}`, ok: s.p99 <= TARGET_MS } : {}) });
+      // The same probes from the moment the API server delivered the change to a watcher: what
+      // Lockstep adds, without kube-sim's own queueing (a real API server runs on other machines).
+      out.push({ bench: b, metric: `${l}:   ... API watch event→gRPC insight (Lockstep's part: watcher, NATS, aggregator) p50 / p99`, value: s.apiWatchToInsight.p50, unit: `ms / ${s.apiWatchToInsight.p99.toFixed(0)} ms` });
       out.push({ bench: b, metric: `${l}:   ... API write→state-plane write (watcher) p50 / p99`, value: s.toKv.p50, unit: `ms / ${s.toKv.p99.toFixed(0)} ms` });
+      out.push({ bench: b, metric: `${l}:   ...   of it: API write→response p50 / p99`, value: s.toAck.p50, unit: `ms / ${s.toAck.p99.toFixed(0)} ms` });
+      out.push({ bench: b, metric: `${l}:   ...   of it: API write→event in another API watch of the node (the API server's part) p50 / p99`, value: s.toApiWatch.p50, unit: `ms / ${s.toApiWatch.p99.toFixed(0)} ms` });
+      out.push({ bench: b, metric: `${l}:   ...   of it: that API watch event→state-plane write (watcher, NATS publish) p50 / p99`, value: s.apiWatchToKv.p50, unit: `ms / ${s.apiWatchToKv.p99.toFixed(0)} ms` });
       out.push({ bench: b, metric: `${l}:   ... state-plane write→watch message (aggregator) p50 / p99`, value: s.kvToWatch.p50, unit: `ms / ${s.kvToWatch.p99.toFixed(0)} ms` });
       out.push({ bench: b, metric: `${l}:   ... 1-min loadavg at the window's end (2 cores; other work included)`, value: s.loadavg, unit: "" });
       out.push({ bench: b, metric: `${l}:   ... probes never seen within 5 s (counted as 5 s): their state-plane write seen / cordon changed back by another writer`, value: s.lost.total, unit: `probes: ${s.lost.kvSeen} / ${s.lost.overwritten}` });
@@ -412,6 +440,9 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       const perChange = st.changes > 0 ? st.eventWrites / st.changes : 0;
       out.push({ bench: b, metric: `nats-server messages in / out per node change at ${st.scale}x`, value: st.changes > 0 ? st.natsMessages.in / st.changes : 0, unit: `/ ${st.changes > 0 ? (st.natsMessages.out / st.changes).toFixed(1) : "0"}` });
       out.push({ bench: b, metric: `Kubernetes Event writes per node change at ${st.scale}x (${st.eventWrites} writes, ${st.changes} changes)`, value: perChange, unit: "writes", target: "<= 0.1", ok: perChange <= 0.1 });
+    }
+    for (const [part, sec] of atRest.cpu) {
+      out.push({ bench: b, metric: `CPU at rest (all nodes served, no update running; ${(atRest.changes / atRest.seconds).toFixed(1)} node changes/s): ${part}`, value: sec / atRest.seconds, unit: "cores" });
     }
     const at = cap ?? steps[0];
     if (at) {
