@@ -30,7 +30,7 @@
 // service process instead) or BENCH_NODE_OPTIONS_<SERVICE> (one service), BENCH_BUS_TRACE=1 (print
 // the bus rate second by second while the system loads the cluster), BENCH_UPDATE_API (1: the
 // status-aggregator maintains the Update Status API objects; 0: off) with BENCH_UPDATE_API_WPS (its
-// write cap, default 200/s), BENCH_NICE_HARNESS=1 (kube-sim, nats-server and the bench process itself,
+// write cap, default 200/s), BENCH_NATS_PROF_PORT (nats-server's Go profiling port: fetch http://127.0.0.1:PORT/debug/pprof/profile?seconds=N during the run), BENCH_NICE_HARNESS=1 (kube-sim, nats-server and the bench process itself,
 // which runs cluster-sim, at nice 10: the services' own latency, apart from the harness competing with
 // them for two cores). The probes are timed by a process of their own at normal priority
 // (lib/probe-process.ts), as a user's client would see them.
@@ -150,7 +150,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
   const ks = await startKubeSimProcess(import.meta.dirname);
   // nats-server's monitoring endpoint: its message counts say what the bus carries per node change.
   const natsMonitor = await freePort();
-  const nats = await startNatsServer({ config: `http: "127.0.0.1:${natsMonitor}"` });
+  const nats = await startNatsServer({ config: `http: "127.0.0.1:${natsMonitor}"${process.env.BENCH_NATS_PROF_PORT ? `\nprof_port: ${process.env.BENCH_NATS_PROF_PORT}` : ""}` });
   const natsMessages = async (): Promise<{ in: number; out: number }> => {
     const v = (await (await fetch(`http://127.0.0.1:${natsMonitor}/varz`)).json()) as { in_msgs: number; out_msgs: number };
     return { in: v.in_msgs, out: v.out_msgs };
