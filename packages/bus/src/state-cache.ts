@@ -35,7 +35,8 @@ import { within } from "./within.js";
 
 /** How long a resuming watch's requests may go unanswered before they are asked again. */
 const RESUME_REQUEST_MS = 2_500;
-import { hasValues, storedUpTo } from "./watch-start.js";
+import { deleteConsumer, pendingAtStart } from "./watch-consumer.js";
+import { storedUpTo } from "./watch-start.js";
 
 export interface StateEntry {
   key: string;
@@ -237,7 +238,10 @@ export class StateCache<P extends StateProjections = never> {
         // Entries stored before the watch began (initial values, or a replay after a resume) are not live.
         const stored = await (firstStored ?? bounded(storedUpTo(this.kv), "stream info"));
         firstStored = undefined;
-        const iter = await bounded(this.kv.watch(from ? { key: filter, resumeFromRevision: from + 1 } : { key: filter }), "watch", (late) => late.stop());
+        const iter = await bounded(this.kv.watch(from ? { key: filter, resumeFromRevision: from + 1 } : { key: filter }), "watch", (late) => {
+          late.stop();
+          deleteConsumer(late);
+        });
         const stopOnAbort = () => iter.stop();
         this.abort.signal.addEventListener("abort", stopOnAbort, { once: true });
         // A watch whose server died (in a cluster) ends here and resumes from its last revision.
@@ -247,11 +251,9 @@ export class StateCache<P extends StateProjections = never> {
         });
         this.abort.signal.addEventListener("abort", stopChecking, { once: true });
         // A resumed watch, or a filter with no values, has nothing "initial" to wait for.
-        let delivered = false;
         if (from !== undefined || stored === 0) markInitial();
-        else void this.markIfEmpty(filter, () => delivered, markInitial);
+        else void this.markIfEmpty(filter, iter, markInitial);
         for await (const e of iter) {
-          delivered = true;
           this.apply(e, e.revision > stored);
           this.lastRevision.set(filter, e.revision);
           if (e.isUpdate) markInitial();
@@ -259,6 +261,8 @@ export class StateCache<P extends StateProjections = never> {
         this.abort.signal.removeEventListener("abort", stopOnAbort);
         this.abort.signal.removeEventListener("abort", stopChecking);
         stopChecking();
+        // Not left on the server for its 5-minute inactive threshold (watch-consumer.ts).
+        deleteConsumer(iter);
       } catch (err) {
         if (this.abort.signal.aborted) return;
         this.o.logger?.warn({ err, filter }, "state watch interrupted; resuming");
@@ -269,23 +273,13 @@ export class StateCache<P extends StateProjections = never> {
 
   /**
    * Marks an empty filter's initial values as in. A filter with values needs no answer: the watch's
-   * last initial entry says so (isUpdate). So the question is asked only if, one round trip after
-   * the watch began, it has delivered nothing (listing a large filter's keys costs the server).
+   * last initial entry says so (isUpdate). An empty one delivers nothing; the watch's consumer said
+   * at its creation how much the filter held (watch-consumer.ts, pinned by watch-start.test.ts).
    */
-  private async markIfEmpty(filter: string, delivered: () => boolean, markInitial: () => void): Promise<void> {
-    // A failed question is asked again (a refused permission, a server restart): giving up would
-    // leave the cache never ready, and its service never ready, with one line in the log.
-    for (let attempt = 0; !this.abort.signal.aborted; attempt++) {
-      try {
-        await storedUpTo(this.kv); // the round trip
-        if (!delivered() && !(await hasValues(this.kv, filter))) markInitial();
-        return;
-      } catch (err) {
-        if (this.abort.signal.aborted) return;
-        this.o.logger?.warn({ err, filter, attempt }, "cannot tell whether a state filter is empty; asking again");
-        await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** attempt, 10_000)));
-      }
-    }
+  private async markIfEmpty(filter: string, iter: unknown, markInitial: () => void): Promise<void> {
+    const pending = await pendingAtStart(iter);
+    if (pending === 0) markInitial();
+    else if (pending === undefined) this.o.logger?.error({ filter }, "cannot tell whether a state filter is empty: the KV library no longer says what its watch's consumer held");
   }
 
   private apply(e: KvWatchEntry, live: boolean): void {

@@ -9,27 +9,14 @@
 // clients at once, in an INFO with the cluster's new URLs), or this connection reconnected — and
 // otherwise every `intervalMs` (10 s), for what sends no such word (a frozen server, a cluster with
 // `no_advertise`). Not every 1.5 s as before: a consumer info costs nats-server 2.9 a pass over
-// every subject of the stream (~5 ms at 10,000 nodes), and ~40 watches asking that often were
-// three quarters of its CPU during an update (README, performance).
+// every subject of the stream (~5 ms at 10,000 nodes), and ~40 watches asking that often took a
+// quarter to three quarters of its CPU in the system bench (README, performance).
 import type { KV } from "@nats-io/kv";
+import { consumerOf, type ConnectionStatus, type StatusSource } from "./watch-consumer.js";
+
+export type { ConnectionStatus, StatusSource } from "./watch-consumer.js";
 
 type Watch = Awaited<ReturnType<KV["watch"]>>;
-
-/** A connection status event as nats.js reports it (only what is read here). */
-export interface ConnectionStatus {
-  type: string;
-}
-
-/** The part of a NatsConnection this needs: its status events. */
-export interface StatusSource {
-  status(): AsyncIterable<ConnectionStatus> & { stop?(): void };
-}
-
-/**
- * What kv.watch keeps behind its iterator (nats.js 3.x: the push consumer as `_data`, whose `api.nc`
- * is the watch's connection).
- */
-type WithConsumer = { _data?: { info?(cached?: boolean): Promise<unknown>; api?: { nc?: StatusSource } } };
 
 export interface WatchLivenessOptions {
   /** How often the consumer is asked for when nothing is heard of the cluster (default 10 s). */
@@ -58,8 +45,8 @@ export function mayHaveLostConsumers(s: ConnectionStatus): boolean {
 
 /** Ends `watch` once its consumer is gone; returns the function that stops checking. */
 export function endWatchWhenConsumerGone(watch: Watch, o: WatchLivenessOptions = {}): () => void {
-  const consumer = (watch as unknown as WithConsumer)._data;
-  if (typeof consumer?.info !== "function") return () => {};
+  const consumer = consumerOf(watch);
+  if (!consumer) return () => {};
   let asking = false;
   let stopped = false;
   const answerWithinMs = o.answerWithinMs ?? 2_000;
@@ -70,7 +57,7 @@ export function endWatchWhenConsumerGone(watch: Watch, o: WatchLivenessOptions =
     const late = new Promise<never>((_, reject) => {
       waited = setTimeout(() => reject(new Error(`no answer about the watch's consumer within ${answerWithinMs} ms`)), answerWithinMs);
     });
-    Promise.race([consumer.info!(false), late])
+    Promise.race([consumer.info(false), late])
       .then(
         () => {},
         (err: unknown) => {

@@ -1,4 +1,4 @@
-// storedUpTo and hasValues against a real nats-server, and the KV library behaviour the state cache builds on them:
+// storedUpTo and the watch consumer's own figures (watch-consumer.ts) against a real nats-server, and the KV library behaviour the state cache builds on them:
 // a watch replays each key's last entry, marks only the last replayed entry and later ones as
 // updates, and numbers entries by stream sequence. If an upgrade of @nats-io/kv changes any of it,
 // this fails instead of the cache silently waiting forever or treating old heartbeats as live.
@@ -8,7 +8,9 @@ import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeBus, connectBus } from "./connection.js";
 import { ensureStateBucket } from "./setup.js";
-import { hasValues, storedUpTo } from "./watch-start.js";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { consumerOf, deleteConsumer, pendingAtStart } from "./watch-consumer.js";
+import { storedUpTo } from "./watch-start.js";
 
 let srv: NatsServer;
 let nc: NatsConnection;
@@ -28,15 +30,40 @@ afterAll(async () => {
 const bytes = (s: string) => new TextEncoder().encode(s);
 
 describe("the start of a state watch", () => {
-  it("says whether a filter holds values, and up to which revision entries were stored before", async () => {
-    expect([await storedUpTo(kv), await hasValues(kv, "a.>")]).toEqual([0, false]);
+  it("says up to which revision entries were stored before, and the watch's consumer says what its filter held at creation", async () => {
+    const held = async (filter: string) => {
+      const w = await kv.watch({ key: filter });
+      try {
+        return await pendingAtStart(w);
+      } finally {
+        w.stop();
+        deleteConsumer(w);
+      }
+    };
+    expect([await storedUpTo(kv), await held("a.>")]).toEqual([0, 0]);
     await kv.put("a.one", bytes("1"));
     const second = await kv.put("a.two", bytes("2"));
-    expect([await storedUpTo(kv), await hasValues(kv, "a.>"), await hasValues(kv, "b.>")]).toEqual([second, true, false]);
+    expect([await storedUpTo(kv), await held("a.>"), await held("b.>")]).toEqual([second, 2, 0]);
     await kv.put("c.gone", bytes("x"));
     await kv.delete("c.gone");
-    // Only a delete marker: nothing to load.
-    expect([await storedUpTo(kv), await hasValues(kv, "c.>")]).toEqual([second + 2, false]);
+    // Only a delete marker: the watch replays it (and marks it the last initial entry).
+    expect([await storedUpTo(kv), await held("c.>")]).toEqual([second + 2, 1]);
+  });
+
+  it("deletes an ended watch's consumer at once (nats.js would leave it on the server for 5 minutes)", async () => {
+    const jsm = await jetstreamManager(nc);
+    const names = async () => {
+      const out: string[] = [];
+      for await (const c of jsm.consumers.list("KV_lockstep-state-v1")) out.push(c.name);
+      return out;
+    };
+    const w = await kv.watch({ key: "a.>" });
+    const name = (await consumerOf(w)!.info(true)) as { name?: string };
+    expect(await names()).toContain(name.name);
+    w.stop();
+    expect(await names()).toContain(name.name); // stopping alone leaves it
+    deleteConsumer(w);
+    await waitFor(async () => !(await names()).includes(name.name!), { what: "the watch's consumer deleted" });
   });
 
   it("relies on watches that mark the last replayed entry and everything after it as updates", async () => {
