@@ -1,8 +1,9 @@
 // The shared wait queue against a real nats-server: replicas on their own connections see one line
 // in one order (the bucket's), a dead replica's waiters stop counting after the alive bound, the
-// caller itself keeps its place and another replica takes its entry over, and a delete is a CAS.
+// caller itself keeps its place and another replica takes its entry over, and a delete is a CAS; a
+// stopped replica leaves no watch consumer on the server.
 import { closeBus, connectBus, ensureLeaseQueueBucket } from "@lockstep/bus";
-import { leaseQueueKey, LeaseWaiter } from "@lockstep/contracts";
+import { LEASE_QUEUE_BUCKET, leaseQueueKey, LeaseWaiter } from "@lockstep/contracts";
 import { silentLogger } from "@lockstep/runtime";
 import { startNatsServer, waitFor, type NatsServer } from "@lockstep/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -144,5 +145,21 @@ describe("shared wait queue", () => {
     expect(line(b.queue, { holder: "w4", node: "n3" })).toEqual(["w4@n3"]);
     await b.queue.unregister("w4", "n3");
     expect((await a.kv.get(leaseQueueKey("n3", "w4")))?.operation).toBe("DEL");
+  });
+
+  it("deletes its watch's consumer when stopped (nats.js would leave it on the server for 5 minutes)", async () => {
+    const r = await replica("short-lived");
+    // The bucket's own JetStream manager (a public member of @nats-io/kv's bucket).
+    const { jsm } = r.kv as unknown as { jsm: { consumers: { list(stream: string): AsyncIterable<unknown> } } };
+    const consumers = async () => {
+      let n = 0;
+      for await (const _ of jsm.consumers.list(`KV_${LEASE_QUEUE_BUCKET}`)) n++;
+      return n;
+    };
+    const before = await consumers();
+    expect(before).toBeGreaterThan(0);
+    r.queue.stop();
+    await waitFor(async () => (await consumers()) === before - 1, { what: "the stopped replica's consumer deleted" });
+    await r.close();
   });
 });

@@ -5,7 +5,7 @@
 // entries every refresh interval so others know the call still waits; a replica that dies stops
 // rewriting and its entries stop counting after the alive bound, but they stay in the bucket so a
 // caller that reconnects to another replica is served in its first place.
-import type { ensureLeaseQueueBucket } from "@lockstep/bus";
+import { deleteConsumer, endWatchWhenConsumerGone, type ensureLeaseQueueBucket } from "@lockstep/bus";
 import { LeaseWaiter, leaseQueueKey, parseLeaseQueueKey } from "@lockstep/contracts";
 import { changesDecisions, countsInLine, sharedWaitQueue, type OperationName, type QueueCandidate, type SharedWaiter, type Waiter } from "@lockstep/lease-policy";
 import type { Logger } from "pino";
@@ -283,12 +283,22 @@ export class SharedQueue {
         const iter = await this.o.kv.watch(from > 0 ? { resumeFromRevision: from + 1 } : {});
         const stop = () => iter.stop();
         this.abort.signal.addEventListener("abort", stop, { once: true });
-        for await (const e of iter) {
-          this.apply(e.key, e.operation, e.value, e.revision, e.created.getTime());
-          this.lastRevision = Math.max(this.lastRevision, e.revision);
-          if (e.isUpdate) this.loaded(); // the last of the entries there at start (then every later one)
+        // Like the state cache's watches: ended when its consumer died with its server (resumed
+        // below), and its consumer deleted when it ends rather than left for nats.js's 5 minutes.
+        const stopChecking = endWatchWhenConsumerGone(iter, {
+          onGone: (reason) => this.o.logger.warn({ reason }, "shared queue watch lost its consumer; resuming"),
+        });
+        try {
+          for await (const e of iter) {
+            this.apply(e.key, e.operation, e.value, e.revision, e.created.getTime());
+            this.lastRevision = Math.max(this.lastRevision, e.revision);
+            if (e.isUpdate) this.loaded(); // the last of the entries there at start (then every later one)
+          }
+        } finally {
+          stopChecking();
+          deleteConsumer(iter);
+          this.abort.signal.removeEventListener("abort", stop);
         }
-        this.abort.signal.removeEventListener("abort", stop);
       } catch (err) {
         if (this.abort.signal.aborted) return;
         this.o.logger.warn({ err: (err as Error).message }, "shared queue watch interrupted; resuming");
