@@ -84,12 +84,12 @@ interface ChartValues {
   [service: string]: { maxOldSpaceMiB?: number; maxSemiSpaceMiB?: number; mallocArenaMax?: number | null } | undefined;
 }
 
-/** The Helm chart's default values, read once. */
 function p50p99(samples: number[]): { p50: number; p99: number } {
   const { p50, p99 } = summary(samples);
   return { p50, p99 };
 }
 
+/** The Helm chart's default values, read once. */
 function chartValues(): ChartValues {
   return parseYaml(readFileSync(join(import.meta.dirname, "..", "deploy", "helm", "lockstep", "values.yaml"), "utf8")) as ChartValues;
 }

@@ -6,5 +6,4 @@ export * from "./setup.js";
 export * from "./state-age.js";
 export * from "./state-cache.js";
 export * from "./state-writer.js";
-export { deleteConsumer } from "./watch-consumer.js";
-export { endWatchWhenConsumerGone, type WatchLivenessOptions } from "./watch-liveness.js";
+export { tendWatch, type WatchLivenessOptions } from "./watch-liveness.js";

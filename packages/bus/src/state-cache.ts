@@ -30,7 +30,7 @@ import {
 import type { Logger } from "pino";
 import { plainEqual } from "./plain-equal.js";
 import { monotonicNow, stateAge, type StateAge } from "./state-age.js";
-import { endWatchWhenConsumerGone } from "./watch-liveness.js";
+import { tendWatch } from "./watch-liveness.js";
 import { within } from "./within.js";
 
 /** How long a resuming watch's requests may go unanswered before they are asked again. */
@@ -245,24 +245,23 @@ export class StateCache<P extends StateProjections = never> {
         const stopOnAbort = () => iter.stop();
         this.abort.signal.addEventListener("abort", stopOnAbort, { once: true });
         // A watch whose server died (in a cluster) ends here and resumes from its last revision.
-        const stopChecking = endWatchWhenConsumerGone(iter, {
+        const release = tendWatch(iter, {
           intervalMs: this.o.watchCheckMs,
           onGone: (reason) => this.o.logger?.warn({ filter, reason }, "state watch lost its consumer; resuming"),
         });
-        this.abort.signal.addEventListener("abort", stopChecking, { once: true });
-        // A resumed watch, or a filter with no values, has nothing "initial" to wait for.
-        if (from !== undefined || stored === 0) markInitial();
-        else void this.markIfEmpty(filter, iter, markInitial);
-        for await (const e of iter) {
-          this.apply(e, e.revision > stored);
-          this.lastRevision.set(filter, e.revision);
-          if (e.isUpdate) markInitial();
+        try {
+          // A resumed watch, or a filter with no values, has nothing "initial" to wait for.
+          if (from !== undefined || stored === 0) markInitial();
+          else void this.markIfEmpty(filter, iter, markInitial);
+          for await (const e of iter) {
+            this.apply(e, e.revision > stored);
+            this.lastRevision.set(filter, e.revision);
+            if (e.isUpdate) markInitial();
+          }
+        } finally {
+          this.abort.signal.removeEventListener("abort", stopOnAbort);
+          release();
         }
-        this.abort.signal.removeEventListener("abort", stopOnAbort);
-        this.abort.signal.removeEventListener("abort", stopChecking);
-        stopChecking();
-        // Not left on the server for its 5-minute inactive threshold (watch-consumer.ts).
-        deleteConsumer(iter);
       } catch (err) {
         if (this.abort.signal.aborted) return;
         this.o.logger?.warn({ err, filter }, "state watch interrupted; resuming");

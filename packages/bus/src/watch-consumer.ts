@@ -1,11 +1,11 @@
-// kv.watch and kv.keys keep their JetStream consumer private (nats.js 3.x: as `_data` on the
-// iterator they return). The state cache needs it for three things the KV API does not offer: to ask
-// whether it still exists (watch-liveness.ts), to read how much its filter held when it began (an
-// empty filter delivers nothing, so nothing else would say its initial values are in), and to delete
-// it when the watch ends. Both are ordered push consumers, which nats.js creates with a 5-minute
-// inactive threshold: left alone, a stopped one stays on the server that long, and nats-server 2.9
-// recounts the pending messages of each such consumer (a pass over every key of the bucket) as the
-// stream takes new ones — at 10,000 nodes most of its CPU in the system bench (README, performance).
+// kv.watch keeps its JetStream consumer private (nats.js 3.x: as `_data` on the iterator it
+// returns). The state cache needs it for three things the KV API does not offer: to ask whether it
+// still exists (watch-liveness.ts), to read how much its filter held when it began (an empty filter
+// delivers nothing, so nothing else would say its initial values are in), and to delete it when the
+// watch ends. It is an ordered push consumer, which nats.js creates with a 5-minute inactive
+// threshold: left alone, a stopped one stays on the server that long with its pending messages, and
+// nats-server 2.9 keeps recounting them (a pass over every key of the bucket) as the stream takes new
+// ones (the system bench found six such leftovers, 10,025 pending each; README, performance).
 // watch-start.test.ts pins what this reads.
 
 /** A connection status event as nats.js reports it (only what is read here). */
@@ -18,7 +18,7 @@ export interface StatusSource {
   status(): AsyncIterable<ConnectionStatus> & { stop?(): void };
 }
 
-/** What is read of the consumer behind a watch or a key listing. */
+/** What is read of the consumer behind a watch. */
 export interface WatchConsumer {
   info(cached?: boolean): Promise<{ num_pending?: number }>;
   delete?(): Promise<unknown>;
@@ -26,7 +26,7 @@ export interface WatchConsumer {
   api?: { nc?: StatusSource };
 }
 
-/** The consumer behind what kv.watch or kv.keys returned; undefined if the library keeps it elsewhere. */
+/** The consumer behind what kv.watch returned; undefined if the library keeps it elsewhere. */
 export function consumerOf(iter: unknown): WatchConsumer | undefined {
   const c = (iter as { _data?: Partial<WatchConsumer> } | undefined)?._data;
   return typeof c?.info === "function" ? (c as WatchConsumer) : undefined;
@@ -41,7 +41,7 @@ export async function pendingAtStart(iter: unknown): Promise<number | undefined>
   return typeof n === "number" ? n : undefined;
 }
 
-/** Deletes the consumer behind an ended watch or listing; a consumer already gone is no error. */
+/** Deletes the consumer behind an ended watch; a consumer already gone is no error. */
 export function deleteConsumer(iter: unknown): void {
   void consumerOf(iter)?.delete?.().catch(() => undefined);
 }

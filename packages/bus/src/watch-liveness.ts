@@ -12,7 +12,7 @@
 // every subject of the stream (~5 ms at 10,000 nodes), and ~40 watches asking that often took a
 // quarter to three quarters of its CPU in the system bench (README, performance).
 import type { KV } from "@nats-io/kv";
-import { consumerOf, type ConnectionStatus, type StatusSource } from "./watch-consumer.js";
+import { consumerOf, deleteConsumer, type ConnectionStatus, type StatusSource } from "./watch-consumer.js";
 
 export type { ConnectionStatus, StatusSource } from "./watch-consumer.js";
 
@@ -90,4 +90,17 @@ export function endWatchWhenConsumerGone(watch: Watch, o: WatchLivenessOptions =
     statuses?.stop?.();
   }
   return stop;
+}
+
+/**
+ * Checks a running watch's consumer (endWatchWhenConsumerGone) and returns its release, for when the
+ * watch has ended however it ended: the check stops and the consumer is deleted rather than left on
+ * the server for nats.js's 5-minute inactive threshold (watch-consumer.ts).
+ */
+export function tendWatch(watch: Watch, o: WatchLivenessOptions = {}): () => void {
+  const stopChecking = endWatchWhenConsumerGone(watch, o);
+  return () => {
+    stopChecking();
+    deleteConsumer(watch);
+  };
 }

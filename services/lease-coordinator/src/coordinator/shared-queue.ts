@@ -5,7 +5,7 @@
 // entries every refresh interval so others know the call still waits; a replica that dies stops
 // rewriting and its entries stop counting after the alive bound, but they stay in the bucket so a
 // caller that reconnects to another replica is served in its first place.
-import { deleteConsumer, endWatchWhenConsumerGone, type ensureLeaseQueueBucket } from "@lockstep/bus";
+import { tendWatch, type ensureLeaseQueueBucket } from "@lockstep/bus";
 import { LeaseWaiter, leaseQueueKey, parseLeaseQueueKey } from "@lockstep/contracts";
 import { changesDecisions, countsInLine, sharedWaitQueue, type OperationName, type QueueCandidate, type SharedWaiter, type Waiter } from "@lockstep/lease-policy";
 import type { Logger } from "pino";
@@ -285,7 +285,7 @@ export class SharedQueue {
         this.abort.signal.addEventListener("abort", stop, { once: true });
         // Like the state cache's watches: ended when its consumer died with its server (resumed
         // below), and its consumer deleted when it ends rather than left for nats.js's 5 minutes.
-        const stopChecking = endWatchWhenConsumerGone(iter, {
+        const release = tendWatch(iter, {
           onGone: (reason) => this.o.logger.warn({ reason }, "shared queue watch lost its consumer; resuming"),
         });
         try {
@@ -295,8 +295,7 @@ export class SharedQueue {
             if (e.isUpdate) this.loaded(); // the last of the entries there at start (then every later one)
           }
         } finally {
-          stopChecking();
-          deleteConsumer(iter);
+          release();
           this.abort.signal.removeEventListener("abort", stop);
         }
       } catch (err) {
