@@ -41,6 +41,12 @@ describe("freshness, fail closed: skew answers", () => {
       }, 120_000);
       expect(fresh.stdout).toContain(`Update to ${NEXT_MINOR} (Minor): allowed`);
       expect(fresh.stderr).toBe("");
+      // The lease-coordinator has heard the watcher too (it may still be starting when the enforcer
+      // is fresh): the warnings below are those of a service whose watcher went quiet.
+      await until("the preflight fresh before the watcher dies", () => {
+        const r = lockstepAt(t, "lease-coordinator", "preflight", NEXT_MINOR);
+        return r.code === 0 && r;
+      }, 120_000);
 
       const watcher = t.env.system.processes.get("watcher")!;
       await watcher.stop("SIGKILL");
