@@ -55,8 +55,9 @@ const poolOf = (i: number) => (i < 3 ? "master" : "worker");
 function nodeState(i: number, shape: Shape): NodeState {
   const pool = poolOf(i);
   const name = nodeName(i);
-  const oldCfg = `rendered-${pool}-0f3c9d2a8e`;
-  const newCfg = `rendered-${pool}-7b1e44c0d5`;
+  // The MCO names a rendered config after the MD5 of its content (32 hex digits).
+  const oldCfg = `rendered-${pool}-0f3c9d2a8e61b7f4c05d9e3a2b8c1f47`;
+  const newCfg = `rendered-${pool}-7b1e44c0d5a9f2e8b36c1d047e5a9b2c`;
   const current = shape === "updated" ? newCfg : oldCfg;
   const desired = shape === "pending" ? oldCfg : newCfg;
   const conditions = [

@@ -40,7 +40,7 @@ describe("LeanReader", () => {
   });
 
   it("gives the same text for strings that share an intern slot, and for non-ASCII and long strings", () => {
-    const texts = ["worker", "master", "Updating", "héllo wörld", "x".repeat(49), "", "4.16.1", "4.16.10"];
+    const texts = ["worker", "master", "Updating", "héllo wörld", "x".repeat(81), "uncordon-rendered-worker-127cf0a3ce191d351c6549563946b32a", "", "4.16.1", "4.16.10"];
     for (let i = 0; i < 5000; i++) texts.push(`worker-${i}`);
     for (const round of [1, 2]) {
       for (const text of texts) {
@@ -68,6 +68,13 @@ describe("LeanReader", () => {
     expect(mine.slots.filter((t) => t !== undefined).sort()).toEqual(["Draining", "True", "Updating"]);
     expect(other.slots.every((t) => t === undefined)).toBe(true);
     expect(leanDecode(Condition, bytes, other)).toEqual(a);
+  });
+
+  it("interns the MCO's drain request names, which every node carries, and not longer texts", () => {
+    const table = new InternTable();
+    const drain = "uncordon-rendered-worker-127cf0a3ce191d351c6549563946b32a";
+    leanDecode(Condition, Condition.encode({ type: drain, status: "", reason: "y".repeat(81), message: "" }).finish(), table);
+    expect(table.slots.filter((t) => t !== undefined)).toEqual([drain]);
   });
 
   it("takes the int64 fast path only because the generated decoders turn int64 into text", () => {
