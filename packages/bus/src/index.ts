@@ -7,3 +7,4 @@ export * from "./state-age.js";
 export * from "./state-cache.js";
 export * from "./state-writer.js";
 export { tendWatch, type WatchLivenessOptions } from "./watch-liveness.js";
+export { watchOptions } from "./watch-start.js";

@@ -36,7 +36,7 @@ import { within } from "./within.js";
 /** How long a resuming watch's requests may go unanswered before they are asked again. */
 const RESUME_REQUEST_MS = 2_500;
 import { deleteConsumer, pendingAtStart } from "./watch-consumer.js";
-import { storedUpTo } from "./watch-start.js";
+import { storedUpTo, watchOptions } from "./watch-start.js";
 
 export interface StateEntry {
   key: string;
@@ -238,7 +238,7 @@ export class StateCache<P extends StateProjections = never> {
         // Entries stored before the watch began (initial values, or a replay after a resume) are not live.
         const stored = await (firstStored ?? bounded(storedUpTo(this.kv), "stream info"));
         firstStored = undefined;
-        const iter = await bounded(this.kv.watch(from ? { key: filter, resumeFromRevision: from + 1 } : { key: filter }), "watch", (late) => {
+        const iter = await bounded(this.kv.watch(watchOptions(filter, from ? from + 1 : undefined)), "watch", (late) => {
           late.stop();
           deleteConsumer(late);
         });

@@ -1,5 +1,5 @@
 // storedUpTo and the watch consumer's own figures (watch-consumer.ts) against a real nats-server, and the KV library behaviour the state cache builds on them:
-// a watch replays each key's last entry, marks only the last replayed entry and later ones as
+// a watch (as watchOptions asks: every stored entry, of a bucket that keeps one per key) replays each key's last entry, marks only the last replayed entry and later ones as
 // updates, and numbers entries by stream sequence. If an upgrade of @nats-io/kv changes any of it,
 // this fails instead of the cache silently waiting forever or treating old heartbeats as live.
 import type { KV, KvWatchEntry } from "@nats-io/kv";
@@ -10,7 +10,7 @@ import { closeBus, connectBus } from "./connection.js";
 import { ensureStateBucket } from "./setup.js";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { consumerOf, deleteConsumer, pendingAtStart } from "./watch-consumer.js";
-import { storedUpTo } from "./watch-start.js";
+import { storedUpTo, watchOptions } from "./watch-start.js";
 
 let srv: NatsServer;
 let nc: NatsConnection;
@@ -32,7 +32,7 @@ const bytes = (s: string) => new TextEncoder().encode(s);
 describe("the start of a state watch", () => {
   it("says up to which revision entries were stored before, and the watch's consumer says what its filter held at creation", async () => {
     const held = async (filter: string) => {
-      const w = await kv.watch({ key: filter });
+      const w = await kv.watch(watchOptions(filter, undefined));
       try {
         return await pendingAtStart(w);
       } finally {
@@ -57,7 +57,7 @@ describe("the start of a state watch", () => {
       for await (const c of jsm.consumers.list("KV_lockstep-state-v1")) out.push(c.name);
       return out;
     };
-    const w = await kv.watch({ key: "a.>" });
+    const w = await kv.watch(watchOptions("a.>", undefined));
     const name = (await consumerOf(w)!.info(true)) as { name?: string };
     expect(await names()).toContain(name.name);
     w.stop();
@@ -66,11 +66,27 @@ describe("the start of a state watch", () => {
     await waitFor(async () => !(await names()).includes(name.name!), { what: "the watch's consumer deleted" });
   });
 
+  it("asks for every stored entry or from a revision, never the last entry per key (nats-server recounts those per message)", async () => {
+    const policy = async (resumeFrom: number | undefined) => {
+      const w = await kv.watch(watchOptions("e.>", resumeFrom));
+      try {
+        return ((await consumerOf(w)!.info(true)) as { config: { deliver_policy: string; opt_start_seq?: number } }).config;
+      } finally {
+        w.stop();
+        deleteConsumer(w);
+      }
+    };
+    expect(await policy(undefined)).toMatchObject({ deliver_policy: "all" });
+    expect(await policy(7)).toMatchObject({ deliver_policy: "by_start_sequence", opt_start_seq: 7 });
+    // Every stored entry is the last per key only because the bucket keeps one.
+    expect((await kv.status()).history).toBe(1);
+  });
+
   it("relies on watches that mark the last replayed entry and everything after it as updates", async () => {
     for (let i = 0; i < 5; i++) await kv.put(`d.k${i}`, bytes(`v${i}`));
     await kv.put("d.k0", bytes("v0 again"));
     const stored = await storedUpTo(kv);
-    const iter = await kv.watch({ key: "d.>" });
+    const iter = await kv.watch(watchOptions("d.>", undefined));
     const seen: KvWatchEntry[] = [];
     const done = (async () => {
       for await (const e of iter) seen.push(e);

@@ -5,7 +5,7 @@
 // entries every refresh interval so others know the call still waits; a replica that dies stops
 // rewriting and its entries stop counting after the alive bound, but they stay in the bucket so a
 // caller that reconnects to another replica is served in its first place.
-import { tendWatch, type ensureLeaseQueueBucket } from "@lockstep/bus";
+import { tendWatch, watchOptions, type ensureLeaseQueueBucket } from "@lockstep/bus";
 import { LeaseWaiter, leaseQueueKey, parseLeaseQueueKey } from "@lockstep/contracts";
 import { changesDecisions, countsInLine, sharedWaitQueue, type OperationName, type QueueCandidate, type SharedWaiter, type Waiter } from "@lockstep/lease-policy";
 import type { Logger } from "pino";
@@ -280,7 +280,7 @@ export class SharedQueue {
     while (!this.abort.signal.aborted) {
       try {
         const from = this.lastRevision;
-        const iter = await this.o.kv.watch(from > 0 ? { resumeFromRevision: from + 1 } : {});
+        const iter = await this.o.kv.watch(watchOptions(undefined, from > 0 ? from + 1 : undefined));
         const stop = () => iter.stop();
         this.abort.signal.addEventListener("abort", stop, { once: true });
         // Like the state cache's watches: ended when its consumer died with its server (resumed
