@@ -10,6 +10,7 @@ import { startKubeSim, type KubeSim } from "@lockstep/kube-sim";
 import {
   freePort,
   natsReplicasFor,
+  portTaken,
   SERVICE_NAMES,
   startNatsCluster,
   startNatsServer,
@@ -95,7 +96,22 @@ export interface Environment {
 // The demo's cluster; its definition lives in cluster-sim so other tools can replay the same shape.
 export { DEMO_SPEC };
 
+/** Whole starts tried when a port picked for a part was taken before the part bound it. */
+const START_TRIES = 3;
+
 export async function startEnvironment(o: EnvironmentOptions): Promise<Environment> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(o);
+    } catch (err) {
+      // Everything started is stopped again by now; a start that lost a port starts over on new ones.
+      if (attempt >= START_TRIES || !portTaken(err)) throw err;
+      o.log?.(`a port was taken by another process before its part bound it; starting again (try ${attempt + 1} of ${START_TRIES})`);
+    }
+  }
+}
+
+async function startOnce(o: EnvironmentOptions): Promise<Environment> {
   const log = o.log ?? (() => {});
   mkdirSync(o.runDir, { recursive: true });
   // Whatever has started is stopped again if a later part fails, newest first.

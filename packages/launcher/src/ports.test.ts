@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ephemeralRangeStart, freePort } from "./ports.js";
+import { ephemeralRangeStart, freePort, portTaken } from "./ports.js";
 
 const dir = mkdtempSync(join(tmpdir(), "lockstep-ports-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,5 +27,14 @@ describe("freePort", () => {
     writeFileSync(f, "garbage");
     expect(ephemeralRangeStart(f)).toBe(32768);
     expect(ephemeralRangeStart(join(dir, "absent"))).toBe(32768);
+  });
+});
+
+describe("portTaken", () => {
+  it("recognises a service that lost its port, as ManagedProcess reports it, and nothing else", () => {
+    const lost = new Error("lease-coordinator-2 exited before it was ready (see x.log); last output:\nError: listen EADDRINUSE: address already in use 0.0.0.0:26825");
+    expect(portTaken(lost)).toBe(true);
+    expect(portTaken("[ERR] Error listening on port: 127.0.0.1:4222, \"listen tcp 127.0.0.1:4222: bind: address already in use\"")).toBe(true);
+    expect(portTaken(new Error("lease-coordinator exited before it was ready (see x.log); last output:\nconfig: GRPC_PORT: expected a port number"))).toBe(false);
   });
 });

@@ -64,3 +64,11 @@ export async function freePort(): Promise<number> {
   handedOut.add(port);
   return port;
 }
+
+/**
+ * Whether a start failed because a port picked for it was taken before it bound it (another process
+ * on the machine picked the same one: parallel test suites do). The caller may start again on new ports.
+ */
+export function portTaken(err: unknown): boolean {
+  return /EADDRINUSE|address already in use/.test(err instanceof Error ? err.message : String(err));
+}
