@@ -238,7 +238,7 @@ export class StateCache<P extends StateProjections = never> {
         // Entries stored before the watch began (initial values, or a replay after a resume) are not live.
         const stored = await (firstStored ?? bounded(storedUpTo(this.kv), "stream info"));
         firstStored = undefined;
-        const iter = await bounded(this.kv.watch(watchOptions(filter, from ? from + 1 : undefined)), "watch", (late) => {
+        const iter = await bounded(this.kv.watch(watchOptions(filter, from)), "watch", (late) => {
           late.stop();
           deleteConsumer(late);
         });

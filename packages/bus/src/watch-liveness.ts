@@ -8,9 +8,11 @@
 // It asks when the connection says the cluster changed — a server left (nats-server tells its
 // clients at once, in an INFO with the cluster's new URLs), or this connection reconnected — and
 // otherwise every `intervalMs` (10 s), for what sends no such word (a frozen server, a cluster with
-// `no_advertise`). Not every 1.5 s as before: a consumer info costs nats-server 2.9 a pass over
+// `no_advertise`). Not every 1.5 s as before: a consumer info then cost nats-server 2.9 a pass over
 // every subject of the stream (~5 ms at 10,000 nodes), and ~40 watches asking that often took a
-// quarter to three quarters of its CPU in the system bench (README, performance).
+// quarter to three quarters of its CPU in the system bench (README, performance). That pass was the
+// last-value consumers' way of counting; the watches now ask for every entry (watch-start.ts), and
+// an answer costs ~0.1 ms (3.2 ms before, caught up, 10,000 keys, measured stand-alone).
 import type { KV } from "@nats-io/kv";
 import { consumerOf, deleteConsumer, type ConnectionStatus, type StatusSource } from "./watch-consumer.js";
 

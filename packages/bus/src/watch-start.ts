@@ -10,7 +10,8 @@ export async function storedUpTo(kv: KV): Promise<number> {
 }
 
 /**
- * How a state-plane watch asks for its entries: from `resumeFrom` on, or every stored entry. Not
+ * How a state-plane watch asks for its entries: those after `lastSeen` (a resume), or every stored
+ * entry (none seen yet: undefined or 0). Not
  * nats.js's default (the last entry per key): nats-server 2.9 counts what such a consumer has pending
  * by a pass over every key of its filter, and once a consumer-info request (watch liveness) finds it
  * caught up it does so for every message it delivers: 10,000 node keys made nats-server 30 times
@@ -18,7 +19,7 @@ export async function storedUpTo(kv: KV): Promise<number> {
  * entry per key (history 1), so every stored entry is the last per key; with more history the
  * older entries would be replayed first, in order, and the cache would still end on the newest.
  */
-export function watchOptions(key: string | undefined, resumeFrom: number | undefined): KvWatchOptions {
+export function watchOptions(key: string | undefined, lastSeen: number | undefined): KvWatchOptions {
   const base: KvWatchOptions = key === undefined ? {} : { key };
-  return resumeFrom ? { ...base, resumeFromRevision: resumeFrom } : { ...base, include: KvWatchInclude.AllHistory };
+  return lastSeen ? { ...base, resumeFromRevision: lastSeen + 1 } : { ...base, include: KvWatchInclude.AllHistory };
 }

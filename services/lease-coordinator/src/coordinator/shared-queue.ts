@@ -280,7 +280,7 @@ export class SharedQueue {
     while (!this.abort.signal.aborted) {
       try {
         const from = this.lastRevision;
-        const iter = await this.o.kv.watch(watchOptions(undefined, from > 0 ? from + 1 : undefined));
+        const iter = await this.o.kv.watch(watchOptions(undefined, from));
         const stop = () => iter.stop();
         this.abort.signal.addEventListener("abort", stop, { once: true });
         // Like the state cache's watches: ended when its consumer died with its server (resumed
