@@ -1,8 +1,8 @@
 import { decode, Heartbeat, HEARTBEAT_KEY } from "@lockstep/contracts";
 import { silentLogger } from "@lockstep/runtime";
 import { getEventListeners } from "node:events";
-import { describe, expect, it } from "vitest";
-import { HeartbeatWriter, mayVouch, viewCurrentAsOf } from "./heartbeat.js";
+import { describe, expect, it, vi } from "vitest";
+import { HeartbeatWriter, mayVouch, nextBeatIn, viewCurrentAsOf } from "./heartbeat.js";
 
 describe("viewCurrentAsOf", () => {
   it.each([
@@ -22,6 +22,23 @@ describe("mayVouch", () => {
     { case: "never current", asOf: undefined, now: 10_000, ok: false },
   ])("$case: $ok", ({ asOf, now, ok }) => {
     expect(mayVouch(asOf, now, 5_000)).toBe(ok);
+  });
+});
+
+describe("nextBeatIn", () => {
+  it.each([
+    { case: "written: one interval", result: "written", everWritten: true, recovering: false, want: 3_000 },
+    { case: "failed: again soon", result: "failed", everWritten: true, recovering: false, want: 500 },
+    { case: "withheld before the first write: look again soon", result: "withheld", everWritten: false, recovering: false, want: 100 },
+    { case: "withheld later (an outage): one interval", result: "withheld", everWritten: true, recovering: false, want: 3_000 },
+    { case: "written while recovering from an outage: every second", result: "written", everWritten: true, recovering: true, want: 1_000 },
+  ] as const)("$case", ({ result, everWritten, recovering, want }) => {
+    expect(nextBeatIn(result, { intervalMs: 3_000, everWritten, recovering })).toBe(want);
+  });
+
+  it("never waits longer than the interval", () => {
+    expect(nextBeatIn("written", { intervalMs: 200, everWritten: true, recovering: true })).toBe(200);
+    expect(nextBeatIn("failed", { intervalMs: 200, everWritten: true, recovering: false })).toBe(200);
   });
 });
 
@@ -57,6 +74,45 @@ describe("HeartbeatWriter", () => {
     const stuck = setup({ asOf: () => 100_000, flushed: () => new Promise(() => {}), intervalMs: 20 });
     expect(await stuck.w.beat()).toBe("withheld");
     expect(stuck.puts).toHaveLength(0);
+  });
+
+  it("after writes failed, beats every second for two intervals, then every interval again", async () => {
+    vi.useFakeTimers();
+    try {
+      const tries: Array<{ at: number; ok: boolean }> = [];
+      const start = Date.now();
+      const failing = new Set([2, 3, 4]); // the 2nd to 4th writes: a stream leader's election
+      const w = new HeartbeatWriter({
+        kv: { put: async () => {
+          const ok = !failing.has(tries.length + 1);
+          tries.push({ at: Date.now() - start, ok });
+          if (!ok) throw new Error("no stream leader");
+          return tries.length;
+        } } as never,
+        identity: "w1",
+        intervalMs: 5_000,
+        currentAsOf: () => Date.now(),
+        flushed: async () => {},
+        logger: silentLogger(),
+      });
+      const stop = new AbortController();
+      const running = w.start(stop.signal);
+      await vi.advanceTimersByTimeAsync(22_000);
+      stop.abort();
+      await vi.advanceTimersByTimeAsync(0);
+      await running;
+      const recovery = [6_500, 7_500, 8_500, 9_500, 10_500, 11_500, 12_500, 13_500, 14_500, 15_500, 16_500];
+      expect(tries).toEqual([
+        { at: 0, ok: true },
+        { at: 5_000, ok: false },
+        { at: 5_500, ok: false },
+        { at: 6_000, ok: false },
+        ...recovery.map((at) => ({ at, ok: true })),
+        { at: 21_500, ok: true },
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("leaves no listener on the signal per beat (a long-running watcher beats every few seconds for months)", async () => {

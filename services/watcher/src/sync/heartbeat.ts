@@ -14,6 +14,25 @@ export type HeartbeatResult = "written" | "withheld" | "failed";
 const STARTUP_RETRY_MS = 100;
 /** How soon a heartbeat whose write failed is tried again. */
 const FAILED_RETRY_MS = 500;
+/** How often heartbeats follow for a while after one that ended an outage (nextBeatIn). */
+const RECOVERY_BEAT_MS = 1_000;
+
+/**
+ * Pure: how long to wait before the next beat. A beat that failed (NATS electing a stream leader)
+ * is tried again soon: consumers count from the last beat they received, and waiting a whole
+ * interval more would eat their margin. Right after the initial lists some watches are still being
+ * opened: look again soon rather than leave consumers without a first heartbeat for a whole
+ * interval. And for a while after an outage, beats come every second: consumers whose watches died
+ * with a server resume a moment after this writer's first write, which reaches them as a replay
+ * (stored before their watch began, so it vouches for nothing); the next one is the first they
+ * count, and it must not be a whole interval away.
+ */
+export function nextBeatIn(result: HeartbeatResult, o: { intervalMs: number; everWritten: boolean; recovering: boolean }): number {
+  if (result === "failed") return Math.min(FAILED_RETRY_MS, o.intervalMs);
+  if (result === "withheld" && !o.everWritten) return Math.min(STARTUP_RETRY_MS, o.intervalMs);
+  if (result === "written" && o.recovering) return Math.min(RECOVERY_BEAT_MS, o.intervalMs);
+  return o.intervalMs;
+}
 
 /** Pure: the oldest time up to which every informer is current; undefined if one never was. */
 export function viewCurrentAsOf(informers: ReadonlyArray<number | undefined>): number | undefined {
@@ -63,14 +82,18 @@ export class HeartbeatWriter {
   /** Beats at once, then every interval, one at a time, until the signal aborts. */
   start(signal: AbortSignal): Promise<void> {
     return (async () => {
+      // Until when beats follow every second: two intervals after a write that ended an outage
+      // (beats failed or withheld after one was written), time enough for consumers to resume.
+      let recoveringUntil = -Infinity;
+      let outage = false;
       while (!signal.aborted) {
         const result = await this.beat();
-        // Right after the initial lists some watches are still being opened: look again soon
-        // rather than leave consumers without a first heartbeat for a whole interval.
-        // A beat that failed (NATS electing a stream leader) is tried again soon: consumers count from
-        // the last beat they received, and waiting a whole interval more would eat their margin.
-        const wait =
-          result === "failed" ? Math.min(FAILED_RETRY_MS, this.o.intervalMs) : !this.written && result === "withheld" ? Math.min(STARTUP_RETRY_MS, this.o.intervalMs) : this.o.intervalMs;
+        if (result !== "written" && this.written) outage = true;
+        else if (result === "written" && outage) {
+          outage = false;
+          recoveringUntil = this.clock() + 2 * this.o.intervalMs;
+        }
+        const wait = nextBeatIn(result, { intervalMs: this.o.intervalMs, everWritten: this.written, recovering: this.clock() < recoveringUntil });
         // The abort listener goes with its timer: one left per beat would pile up on the signal.
         await new Promise<void>((r) => {
           const done = () => {
