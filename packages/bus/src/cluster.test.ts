@@ -202,4 +202,45 @@ describe("a state cache whose watches' consumers die with their server", () => {
       await closeBus(conn);
     }
   }, 120_000);
+
+  it("leaves a frozen server, which sends no word, and follows the bucket again from another", async () => {
+    const kv = await ensureStateBucket(nc, { replicas: 3 });
+    const node = (uid: string) => encode(NodeState, NodeState.fromPartial({ name: "frozen-probe", uid }));
+    const key = stateKey("node", "frozen-probe");
+    await retry(() => kv.put(key, node("v1")), 30_000);
+    // The cache's own server is frozen: a stopped process keeps its sockets open, as does a server
+    // whose machine lost power, so nothing is said; the connection's pings go unanswered.
+    const conn = await connectBus({ servers: cluster.urls, name: "bus-cluster-frozen-cache" });
+    const logs: string[] = [];
+    const cache = new StateCache(await ensureStateBucket(conn), { logger: pino({ level: "info" }, new Writable({ write: (c, _e, done) => (logs.push(String(c)), done()) })) });
+    const victim = cluster.servers.find((s) => s.serverName === conn.info?.server_name)!;
+    expect(victim, "the cache's server").toBeDefined();
+    const writerConn = await connectBus({ servers: cluster.urls.filter((_, i) => cluster.servers[i] !== victim), name: "bus-cluster-frozen-writer" });
+    const pid = victim.pid();
+    expect(pid).toBeDefined();
+    let disconnectedAt: number | undefined;
+    void (async () => {
+      for await (const s of conn.status()) if (s.type === "disconnect" && disconnectedAt === undefined) disconnectedAt = Date.now();
+    })();
+    try {
+      await cache.start();
+      process.kill(pid!, "SIGSTOP");
+      const t0 = Date.now();
+      // Written after the freeze (once the other two elected their leaders): only a watch that
+      // moved to a live server reaches it.
+      const writer = await ensureStateBucket(writerConn);
+      await retry(() => writer.put(key, node("v2")), 60_000);
+      await retry(async () => {
+        if ((cache.get("node", "frozen-probe") as NodeState | undefined)?.uid !== "v2") throw new Error("not yet");
+      }, 60_000);
+      const seen = Date.now() - t0;
+      expect(disconnectedAt, "the connection left the frozen server").toBeDefined();
+      console.log(`froze ${victim.serverName} (the cache's server): the connection left it after ${disconnectedAt! - t0} ms; the cache saw a value written after the freeze ${seen} ms after it`);
+    } finally {
+      process.kill(pid!, "SIGCONT");
+      cache.stop();
+      await closeBus(conn);
+      await closeBus(writerConn);
+    }
+  }, 120_000);
 });

@@ -59,6 +59,11 @@ export async function connectBus(o: BusConnectionOptions): Promise<NatsConnectio
       // Once up, never give up: a service outlives any nats-server restart.
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
+      // A server that stops answering without closing its sockets (frozen, or its node lost power:
+      // no RST) is left after two unanswered pings, 4-6 s, not nats.js's 2 min x 2: until then
+      // every publish, put and watch of this service waits on it, and the view goes stale.
+      pingInterval: 2_000,
+      maxPingOut: 2,
       waitOnFirstConnect: false,
       // Every JetStream publish is a request; with async traces on, each one builds an Error with a
       // stack up front just in case it fails (about a third of a publish's CPU). Failures are

@@ -94,7 +94,7 @@ export interface StateCacheOptions<P extends StateProjections = never> {
   project?: P;
   /** Monotonic clock in ms for the state age (tests); default performance.now. */
   now?: () => number;
-  /** How often each watch's consumer is checked for besides when a server leaves (watch-liveness.ts); default 10 s. */
+  /** How often each watch's consumer is checked for besides when a server leaves (watch-liveness.ts); default 3 s. */
   watchCheckMs?: number;
 }
 

@@ -1,18 +1,20 @@
 // A KV watch is a JetStream push consumer living on one server. In a cluster, when that server dies
-// the consumer is gone, and nats.js only tells the push consumer's status iterator (heartbeats
-// missed) — which kv.watch keeps private — so the watch would wait for ever without an error. This
+// the consumer is gone, and nats.js tells only the push consumer's status iterator, which kv.watch
+// keeps private; its ordered consumer recreates itself after two missed idle heartbeats, 10-15 s
+// later (a frozen server in cluster.test.ts), by when a consumer's view is stale. This
 // asks the server whether the watch's consumer still exists, and ends the watch when it does not or
 // the question gets no answer, so its owner resumes it (from its last revision: a needless resume
 // costs one consumer, a missed one the service's whole view).
 //
 // It asks when the connection says the cluster changed — a server left (nats-server tells its
 // clients at once, in an INFO with the cluster's new URLs), or this connection reconnected — and
-// otherwise every `intervalMs` (10 s), for what sends no such word (a frozen server, a cluster with
-// `no_advertise`). Not every 1.5 s as before: a consumer info then cost nats-server 2.9 a pass over
-// every subject of the stream (~5 ms at 10,000 nodes), and ~40 watches asking that often took a
-// quarter to three quarters of its CPU in the system bench (README, performance). That pass was the
-// last-value consumers' way of counting; the watches now ask for every entry (watch-start.ts), and
-// an answer costs ~0.1 ms (3.2 ms before, caught up, 10,000 keys, measured stand-alone).
+// otherwise every `intervalMs` (3 s), for what sends no such word (a frozen server, a cluster with
+// `no_advertise`): a dead watch is then found within ~5 s, inside the consumers' STATE_MAX_AGE. It
+// asked every 10 s while a consumer info cost nats-server 2.9 a pass over every subject of the
+// stream (~5 ms at 10,000 nodes: ~40 watches asking every 1.5 s took a quarter to three quarters
+// of its CPU in the system bench, README, performance). That pass was the last-value consumers' way
+// of counting; the watches now ask for every entry (watch-start.ts), and an answer costs ~0.1 ms
+// (3.2 ms before, caught up, 10,000 keys, measured stand-alone).
 import type { KV } from "@nats-io/kv";
 import { consumerOf, deleteConsumer, type ConnectionStatus, type StatusSource } from "./watch-consumer.js";
 
@@ -21,7 +23,7 @@ export type { ConnectionStatus, StatusSource } from "./watch-consumer.js";
 type Watch = Awaited<ReturnType<KV["watch"]>>;
 
 export interface WatchLivenessOptions {
-  /** How often the consumer is asked for when nothing is heard of the cluster (default 10 s). */
+  /** How often the consumer is asked for when nothing is heard of the cluster (default 3 s). */
   intervalMs?: number;
   /**
    * How long an answer may take before the consumer counts as gone (default 2 s, not the
@@ -74,7 +76,7 @@ export function endWatchWhenConsumerGone(watch: Watch, o: WatchLivenessOptions =
         asking = false;
       });
   };
-  const timer = setInterval(ask, o.intervalMs ?? 10_000);
+  const timer = setInterval(ask, o.intervalMs ?? 3_000);
   timer.unref();
   const statuses = (o.connection ?? consumer.api?.nc)?.status();
   if (statuses) {
