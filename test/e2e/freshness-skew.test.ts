@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { onDemoRelease } from "@lockstep/cluster-sim";
 import { describe, expect, it } from "vitest";
-import { startTestSystem, until, type TestSystem } from "./system.js";
+import { heardTheWatcher, startTestSystem, until, type TestSystem } from "./system.js";
 
 // 4.15.12 with every pool on it: the next minor is allowed while the view is fresh.
 const SPEC = onDemoRelease({ name: "fresh-skew", pools: [{ name: "worker", size: 2, maxUnavailable: 1 }], workloads: [] });
@@ -29,13 +29,6 @@ function lockstepAt(t: TestSystem, service: "skew-enforcer" | "lease-coordinator
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** A fresh answer (exit 0) from a service that has received the watcher's heartbeat since it started. */
-function heard(r: { code: number | null; stdout: string }): boolean {
-  if (r.code !== 0) return false;
-  const answer = JSON.parse(r.stdout) as { freshness?: { stale?: boolean; heard?: boolean } };
-  return answer.freshness?.heard === true && answer.freshness.stale !== true;
-}
-
 const upgradeableOf = (t: TestSystem) => ((t.env.sim.world.get("co", "lockstep") as any)?.status?.conditions ?? []).find((c: any) => c.type === "Upgradeable");
 
 describe("freshness, fail closed: skew answers", () => {
@@ -46,12 +39,12 @@ describe("freshness, fail closed: skew answers", () => {
       // for its first STATE_MAX_AGE before any heartbeat arrived, and one killed then would warn
       // "not heard from since it started" (seen in CI on a loaded machine). The warnings below are
       // those of a service whose watcher went quiet.
-      await until("the next minor allowed on a view that heard the watcher", () => heard(lockstep(t, "check-upgrade", NEXT_MINOR, "-o", "json")), 120_000);
+      await until("the next minor allowed on a view that heard the watcher", () => heardTheWatcher(lockstep(t, "check-upgrade", NEXT_MINOR, "-o", "json")), 120_000);
       const fresh = lockstep(t, "check-upgrade", NEXT_MINOR);
       expect(fresh.code).toBe(0);
       expect(fresh.stdout).toContain(`Update to ${NEXT_MINOR} (Minor): allowed`);
       expect(fresh.stderr).toBe("");
-      await until("the preflight fresh on a view that heard the watcher", () => heard(lockstepAt(t, "lease-coordinator", "preflight", NEXT_MINOR, "-o", "json")), 120_000);
+      await until("the preflight fresh on a view that heard the watcher", () => heardTheWatcher(lockstepAt(t, "lease-coordinator", "preflight", NEXT_MINOR, "-o", "json")), 120_000);
 
       const watcher = t.env.system.processes.get("watcher")!;
       await watcher.stop("SIGKILL");

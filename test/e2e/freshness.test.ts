@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { onDemoRelease } from "@lockstep/cluster-sim";
 import { OperationType, type AcquireResponse } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
-import { startTestSystem, until, type TestSystem } from "./system.js";
+import { heardTheWatcher, startTestSystem, until, type TestSystem } from "./system.js";
 
 const SPEC = onDemoRelease({
   name: "fresh",
@@ -29,6 +29,11 @@ function acquireUpdate(t: TestSystem, node: string): Promise<AcquireResponse> {
     waitSeconds: 0,
     force: false,
   });
+}
+
+function cli(t: TestSystem, service: "lease-coordinator" | "status-aggregator", ...args: string[]): { code: number | null; stdout: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args, "--server", t.env.system.grpcAddress(service)], { encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout };
 }
 
 async function readyz(t: TestSystem, service: "lease-coordinator"): Promise<{ status: number; body: string }> {
@@ -58,7 +63,10 @@ describe("freshness, fail closed", () => {
       expect(workers).toHaveLength(5);
       const [down, a, b, c] = workers as [string, string, string, string];
       await until("the lease-coordinator fresh and ready", async () => (await readyz(t, "lease-coordinator")).status === 200, 60_000);
-      await new Promise((r) => setTimeout(r, 1_500)); // a few heartbeats (500 ms) heard
+      // Both have *heard* the watcher: a service is fresh for its first STATE_MAX_AGE before any
+      // heartbeat arrived, and one that never heard it words its warnings otherwise.
+      await until("the lease-coordinator and the aggregator heard the watcher", () =>
+        heardTheWatcher(cli(t, "lease-coordinator", "preflight", "-o", "json")) && heardTheWatcher(cli(t, "status-aggregator", "status", "-o", "json")), 60_000);
 
       // The watcher dies; then a worker goes NotReady, which only the dead watcher could have seen.
       const watcher = t.env.system.processes.get("watcher")!;

@@ -55,6 +55,17 @@ export function until<T>(what: string, check: () => Promise<T | undefined | fals
   return waitFor(check, { what, timeoutMs, intervalMs: 500 }) as Promise<T>;
 }
 
+/**
+ * Whether a CLI answer given with `-o json` (exit 0) comes from a service that is fresh *and* has
+ * received the watcher's heartbeat since it started: a service counts as fresh for its first
+ * STATE_MAX_AGE before any heartbeat arrived, and words its stale warnings otherwise then.
+ */
+export function heardTheWatcher(r: { code: number | null; stdout: string }): boolean {
+  if (r.code !== 0) return false;
+  const answer = JSON.parse(r.stdout) as { freshness?: { stale?: boolean; heard?: boolean } };
+  return answer.freshness?.heard === true && answer.freshness.stale !== true;
+}
+
 /** Node records (assessment/phase) as the aggregator serves them. */
 export async function nodeRecords(t: TestSystem) {
   const res = await t.clients.call(t.clients.status, t.clients.status.getUpdateStatus, { omitNodes: false });
