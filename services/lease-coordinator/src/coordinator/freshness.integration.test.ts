@@ -27,9 +27,11 @@ describe("LeaseService on a stale state plane", () => {
   it("refuses new grants with StateStale while the watcher is gone, keeps renewals and releases, and grants again once it is back", async () => {
     expect(await acquire(client(), { node: "w1", holder: "a" })).toMatchObject({ granted: true });
 
-    await new Promise((r) => setTimeout(r, 600)); // a few heartbeats (200 ms) heard live
+    // A heartbeat heard live (a coordinator is fresh for its first bound before any arrives).
+    const freshness = async () => (await call<object, ListResponse>(client(), "list", { operation: 0, pool: "" })).freshness;
+    await waitFor(async () => (await freshness())?.heard === true, { what: "a heartbeat heard" });
     await world.stopWatcher();
-    await new Promise((r) => setTimeout(r, 2_000)); // beyond the 1.5 s bound
+    await waitFor(async () => (await freshness())?.stale === true, { what: "the view stale (1.5 s bound)" });
     const refused = await acquire(client(), { node: "w2", holder: "b" });
     expect(refused).toMatchObject({ granted: false, retryAfterSeconds: 5 });
     expect(refused.deniedReason).toMatch(STALE);
