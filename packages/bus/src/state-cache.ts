@@ -33,14 +33,14 @@ import { monotonicNow, stateAge, type StateAge } from "./state-age.js";
 import { tendWatch } from "./watch-liveness.js";
 import { within } from "./within.js";
 import { askAgainUntilAnswered } from "./ask-again.js";
+import { deleteConsumer, pendingAtStart } from "./watch-consumer.js";
+import { storedUpTo, watchOptions } from "./watch-start.js";
 
 /** How long a resuming watch's consumer creation may go unanswered before it is asked again. */
 const RESUME_REQUEST_MS = 2_500;
 /** A resume's stream info is asked again this often while unanswered (ask-again.ts), so many times per round. */
 const RESUME_ASK_EVERY_MS = 1_000;
 const RESUME_ASKS = 10;
-import { deleteConsumer, pendingAtStart } from "./watch-consumer.js";
-import { storedUpTo, watchOptions } from "./watch-start.js";
 
 export interface StateEntry {
   key: string;
