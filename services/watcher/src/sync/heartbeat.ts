@@ -85,12 +85,13 @@ export class HeartbeatWriter {
       // Until when beats follow every second: two intervals after a write that ended an outage
       // (beats failed or withheld after one was written), time enough for consumers to resume.
       let recoveringUntil = -Infinity;
-      let outage = false;
+      let outageSince: number | undefined;
       while (!signal.aborted) {
         const result = await this.beat();
-        if (result !== "written" && this.written) outage = true;
-        else if (result === "written" && outage) {
-          outage = false;
+        if (result !== "written" && this.written) outageSince ??= this.clock();
+        else if (result === "written" && outageSince !== undefined) {
+          this.o.logger.info({ outageMs: this.clock() - outageSince }, "heartbeat written again after an outage");
+          outageSince = undefined;
           recoveringUntil = this.clock() + 2 * this.o.intervalMs;
         }
         const wait = nextBeatIn(result, { intervalMs: this.o.intervalMs, everWritten: this.written, recovering: this.clock() < recoveringUntil });
