@@ -29,22 +29,38 @@ export class EventPublisher {
     this.js = new JetStreamPublisher(nc);
   }
 
-  /** Fills `meta` (id, time, source) unless given, publishes, and returns the ack (`duplicate` on a repeat id). */
-  async publish<T extends WithMeta>(type: EventType<T>, message: T, o: PublishOptions = {}): Promise<PubAck> {
-    const id = o.id ?? message.meta?.id ?? randomUUID();
-    const meta: EventMeta = {
-      id,
-      occurredAt: o.occurredAt ?? message.meta?.occurredAt ?? new Date(),
-      source: message.meta?.source || this.source,
-      object: message.meta?.object,
-      correlationId: message.meta?.correlationId ?? "",
-    };
-    const full = { ...message, meta };
-    const ce = cloudEventHeaders(type, { id, source: meta.source, time: meta.occurredAt ?? new Date(), subject: cloudEventSubject(full) });
-    const ack = await this.js.publish(type.subject, encode(type.codec, full), { msgId: id, headers: { ...ce, [HEADER_TYPE]: type.typeName } });
+  /**
+   * Fills `meta` (id, time, source) unless given, publishes, and returns the ack (`duplicate` on a
+   * repeat id). Not an async function, so that nothing but an observer keeps the message while its
+   * ack is awaited: unobserved, an event in flight is its bytes alone. (The aggregator's insight
+   * facts, up to 256 in flight, outlived young-generation collections and filled the old space at 10x.)
+   */
+  publish<T extends WithMeta>(type: EventType<T>, message: T, o: PublishOptions = {}): Promise<PubAck> {
+    let sent: Promise<PubAck>;
+    let full: T & { meta: EventMeta };
+    try {
+      const id = o.id ?? message.meta?.id ?? randomUUID();
+      const meta: EventMeta = {
+        id,
+        occurredAt: o.occurredAt ?? message.meta?.occurredAt ?? new Date(),
+        source: message.meta?.source || this.source,
+        object: message.meta?.object,
+        correlationId: message.meta?.correlationId ?? "",
+      };
+      full = { ...message, meta };
+      const ce = cloudEventHeaders(type, { id, source: meta.source, time: meta.occurredAt ?? new Date(), subject: cloudEventSubject(full) });
+      sent = this.js.publish(type.subject, encode(type.codec, full), { msgId: id, headers: { ...ce, [HEADER_TYPE]: type.typeName } });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const observe = this.observe;
+    if (!observe) return sent;
+    const observed = full;
     // A repeat id is the same fact again: observed once.
-    if (!ack.duplicate) this.observe?.(type as EventType<unknown>, full);
-    return ack;
+    return sent.then((ack) => {
+      if (!ack.duplicate) observe(type as EventType<unknown>, observed);
+      return ack;
+    });
   }
 }
 

@@ -71,9 +71,8 @@ export function aggregatorRunnable(o: AggregatorRunnableOptions): Runnable {
     leader: o.leader,
     wire({ nc, cache, freshness }) {
       const publisher = new EventPublisher(nc, o.source ?? "status-aggregator");
-      aggregator.attachPublisher(async (event, id) => {
-        await publisher.publish(Events.insightChanged, event, { id });
-      });
+      // Not an async function: its frame would keep the event until the ack (publish.ts).
+      aggregator.attachPublisher((event, id) => publisher.publish(Events.insightChanged, event, { id }).then(() => undefined));
       cache.onChange((c) => aggregator.apply(c));
       aggregator.attachFreshness(() => freshness.current());
       freshness.onChange(() => aggregator.freshnessChanged());
