@@ -5,11 +5,9 @@
 // before. Without it the enforcer went on answering "allowed" from a view nobody vouched for. The
 // lease-coordinator's `lockstep preflight` of that minor likewise exits 3 with a StateStale warning
 // first (a maintenance hold written since could be missing), and "No warnings" once fresh.
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { onDemoRelease } from "@lockstep/cluster-sim";
 import { describe, expect, it } from "vitest";
-import { heardTheWatcher, startTestSystem, until, type TestSystem } from "./system.js";
+import { heardTheWatcher, lockstepCli, startTestSystem, until, type TestSystem } from "./system.js";
 
 // 4.15.12 with every pool on it: the next minor is allowed while the view is fresh.
 const SPEC = onDemoRelease({ name: "fresh-skew", pools: [{ name: "worker", size: 2, maxUnavailable: 1 }], workloads: [] });
@@ -17,17 +15,9 @@ const NEXT_MINOR = "4.16.3";
 const Z_STREAM = "4.15.13";
 // Short, so the test is quick: stale 3 s after the watcher's last heartbeat (every 500 ms).
 const SERVICE_ENV = { "*": { STATE_MAX_AGE: "3s", HEARTBEAT_INTERVAL: "500ms" } };
-const CLI = join(import.meta.dirname, "..", "..", "packages", "cli", "dist", "main.js");
 const WARNING = /^warning: Lockstep's view of the cluster is \d+ s old \(the watcher has not been heard from\); what follows may be out of date$/m;
 
-function lockstep(t: TestSystem, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  return lockstepAt(t, "skew-enforcer", ...args);
-}
-
-function lockstepAt(t: TestSystem, service: "skew-enforcer" | "lease-coordinator", ...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args, "--server", t.env.system.grpcAddress(service)], { encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const lockstep = (t: TestSystem, ...args: string[]) => lockstepCli(t, "skew-enforcer", ...args);
 
 const upgradeableOf = (t: TestSystem) => ((t.env.sim.world.get("co", "lockstep") as any)?.status?.conditions ?? []).find((c: any) => c.type === "Upgradeable");
 
@@ -44,7 +34,7 @@ describe("freshness, fail closed: skew answers", () => {
       expect(fresh.code).toBe(0);
       expect(fresh.stdout).toContain(`Update to ${NEXT_MINOR} (Minor): allowed`);
       expect(fresh.stderr).toBe("");
-      await until("the preflight fresh on a view that heard the watcher", () => heardTheWatcher(lockstepAt(t, "lease-coordinator", "preflight", NEXT_MINOR, "-o", "json")), 120_000);
+      await until("the preflight fresh on a view that heard the watcher", () => heardTheWatcher(lockstepCli(t, "lease-coordinator", "preflight", NEXT_MINOR, "-o", "json")), 120_000);
 
       const watcher = t.env.system.processes.get("watcher")!;
       await watcher.stop("SIGKILL");
@@ -79,7 +69,7 @@ describe("freshness, fail closed: skew answers", () => {
       expect(skew.stderr).toMatch(WARNING);
       expect(JSON.parse(skew.stdout)).toMatchObject({ upgradeable: false, reason: "StateStale", message: co.message, freshness: { stale: true, maxAgeSeconds: 3 } });
 
-      const preflight = lockstepAt(t, "lease-coordinator", "preflight", NEXT_MINOR);
+      const preflight = lockstepCli(t, "lease-coordinator", "preflight", NEXT_MINOR);
       expect(preflight.code).toBe(3);
       expect(preflight.stderr).toMatch(WARNING);
       expect(preflight.stdout).toMatch(/^WARNING \[StateStale\]: Lockstep's view of the cluster is stale \(the watcher has not been heard from for \d+ s\)/m);
@@ -95,7 +85,7 @@ describe("freshness, fail closed: skew answers", () => {
       expect(skewBack.stderr).toBe("");
       expect(JSON.parse(skewBack.stdout)).toMatchObject({ upgradeable: true, freshness: { stale: false, heard: true } });
       const preflightBack = await until("the preflight fresh again", () => {
-        const r = lockstepAt(t, "lease-coordinator", "preflight", NEXT_MINOR);
+        const r = lockstepCli(t, "lease-coordinator", "preflight", NEXT_MINOR);
         return r.code === 0 && r;
       }, 60_000);
       expect(preflightBack.stderr).toBe("");

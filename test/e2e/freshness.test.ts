@@ -3,12 +3,10 @@
 // lease on other workers of its pool must then be refused with StateStale (not granted against a
 // budget that no longer holds), the lease-coordinator must be unready, `lockstep status` must warn;
 // within seconds of the watcher's return grants resume and the budget counts the NotReady node.
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { onDemoRelease } from "@lockstep/cluster-sim";
 import { OperationType, type AcquireResponse } from "@lockstep/contracts";
 import { describe, expect, it } from "vitest";
-import { heardTheWatcher, startTestSystem, until, type TestSystem } from "./system.js";
+import { heardTheWatcher, lockstepCli, startTestSystem, until, type TestSystem } from "./system.js";
 
 const SPEC = onDemoRelease({
   name: "fresh",
@@ -16,7 +14,6 @@ const SPEC = onDemoRelease({
 });
 // Short, so the test is quick: stale 3 s after the watcher's last heartbeat (every 500 ms).
 const SERVICE_ENV = { "*": { STATE_MAX_AGE: "3s", HEARTBEAT_INTERVAL: "500ms" } };
-const CLI = join(import.meta.dirname, "..", "..", "packages", "cli", "dist", "main.js");
 const STALE = /^StateStale: the watcher has not been heard from for \d+ s; no disruption is granted until it is$/;
 
 function acquireUpdate(t: TestSystem, node: string): Promise<AcquireResponse> {
@@ -29,11 +26,6 @@ function acquireUpdate(t: TestSystem, node: string): Promise<AcquireResponse> {
     waitSeconds: 0,
     force: false,
   });
-}
-
-function cli(t: TestSystem, service: "lease-coordinator" | "status-aggregator", ...args: string[]): { code: number | null; stdout: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args, "--server", t.env.system.grpcAddress(service)], { encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout };
 }
 
 async function readyz(t: TestSystem, service: "lease-coordinator"): Promise<{ status: number; body: string }> {
@@ -66,7 +58,7 @@ describe("freshness, fail closed", () => {
       // Both have *heard* the watcher: a service is fresh for its first STATE_MAX_AGE before any
       // heartbeat arrived, and one that never heard it words its warnings otherwise.
       await until("the lease-coordinator and the aggregator heard the watcher", () =>
-        heardTheWatcher(cli(t, "lease-coordinator", "preflight", "-o", "json")) && heardTheWatcher(cli(t, "status-aggregator", "status", "-o", "json")), 60_000);
+        heardTheWatcher(lockstepCli(t, "lease-coordinator", "preflight", "-o", "json")) && heardTheWatcher(lockstepCli(t, "status-aggregator", "status", "-o", "json")), 60_000);
 
       // The watcher dies; then a worker goes NotReady, which only the dead watcher could have seen.
       const watcher = t.env.system.processes.get("watcher")!;
@@ -89,8 +81,8 @@ describe("freshness, fail closed", () => {
       }
 
       // `lockstep status` still answers, says its view is old, and exits 3 so no script takes it as current.
-      const status = spawnSync(process.execPath, [CLI, "status", "--server", t.env.system.grpcAddress("status-aggregator")], { encoding: "utf8" });
-      expect(status.status).toBe(3);
+      const status = lockstepCli(t, "status-aggregator", "status");
+      expect(status.code).toBe(3);
       expect(status.stderr).toMatch(/^warning: Lockstep's view of the cluster is \d+ s old \(the watcher has not been heard from\); what follows may be out of date$/m);
       expect(status.stdout).not.toContain("warning:");
 

@@ -1,5 +1,6 @@
 // Shared set-up of the whole-system tests: the demo's environment (nats-server, kube-sim,
 // cluster-sim, five service processes) plus helpers that read the end state.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -53,6 +54,14 @@ export async function startTestSystem(
 /** Polls `check` every 500 ms until it is truthy (the whole system moves in seconds, not milliseconds). */
 export function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 240_000): Promise<T> {
   return waitFor(check, { what, timeoutMs, intervalMs: 500 }) as Promise<T>;
+}
+
+const CLI = join(import.meta.dirname, "..", "..", "packages", "cli", "dist", "main.js");
+
+/** `lockstep <args> --server <service's gRPC address>`, as a user runs it. */
+export function lockstepCli(t: TestSystem, service: "skew-enforcer" | "lease-coordinator" | "status-aggregator", ...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args, "--server", t.env.system.grpcAddress(service)], { encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /**

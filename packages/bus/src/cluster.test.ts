@@ -39,6 +39,18 @@ async function retry<T>(what: () => Promise<T>, timeoutMs: number): Promise<{ va
   }
 }
 
+/** A node key in the state bucket for a test to write, with its first value (v1) put. */
+async function probe(name: string) {
+  const kv = await ensureStateBucket(nc, { replicas: 3 });
+  const value = (uid: string) => encode(NodeState, NodeState.fromPartial({ name, uid }));
+  const key = stateKey("node", name);
+  await retry(() => kv.put(key, value("v1")), 30_000);
+  return { kv, value, key };
+}
+
+/** A logger whose lines (JSON) land in `lines`. */
+const loggerInto = (lines: string[], level: string) => pino({ level }, new Writable({ write: (c, _e, done) => (lines.push(String(c)), done()) }));
+
 describe("many processes starting at once on a fresh cluster", () => {
   it("all ensure both R3 planes (creation queues on the meta leader; a timed-out create, or one answered `not found` while another is in flight, is asked again)", async () => {
     const conns = await Promise.all(Array.from({ length: 8 }, (_, i) => connectBus({ servers: cluster.urls, name: `start-${i}` })));
@@ -164,15 +176,12 @@ describe("a stream-leader change seen from a surviving server", () => {
 
 describe("a state cache whose watches' consumers die with their server", () => {
   it("finds each dead watch when its server leaves the cluster and resumes it on a live server, missing no value", async () => {
-    const kv = await ensureStateBucket(nc, { replicas: 3 });
-    const node = (uid: string) => encode(NodeState, NodeState.fromPartial({ name: "live-probe", uid }));
-    const key = stateKey("node", "live-probe");
-    await retry(() => kv.put(key, node("v1")), 30_000);
+    const { kv, value: node, key } = await probe("live-probe");
     // The cache on a connection to one server; its watch consumers (R1) sit on the stream's servers.
     const conn = await connectBus({ servers: cluster.urls, name: "bus-cluster-cache" });
     const lost: string[] = [];
     // Checked on the cluster's word only: the interval is longer than the test.
-    const cache = new StateCache(await ensureStateBucket(conn), { watchCheckMs: 3_600_000, logger: pino({ level: "warn" }, new Writable({ write: (c, _e, done) => (lost.push(String(c)), done()) })) });
+    const cache = new StateCache(await ensureStateBucket(conn), { watchCheckMs: 3_600_000, logger: loggerInto(lost, "warn") });
     try {
       await cache.start();
       // Every server hosting one of its watches: the stream leader at least (ephemeral consumers are placed with the stream).
@@ -204,15 +213,12 @@ describe("a state cache whose watches' consumers die with their server", () => {
   }, 120_000);
 
   it("leaves a frozen server, which sends no word, and follows the bucket again from another", async () => {
-    const kv = await ensureStateBucket(nc, { replicas: 3 });
-    const node = (uid: string) => encode(NodeState, NodeState.fromPartial({ name: "frozen-probe", uid }));
-    const key = stateKey("node", "frozen-probe");
-    await retry(() => kv.put(key, node("v1")), 30_000);
+    const { value: node, key } = await probe("frozen-probe");
     // The cache's own server is frozen: a stopped process keeps its sockets open, as does a server
     // whose machine lost power, so nothing is said; the connection's pings go unanswered.
     const conn = await connectBus({ servers: cluster.urls, name: "bus-cluster-frozen-cache" });
     const logs: string[] = [];
-    const cache = new StateCache(await ensureStateBucket(conn), { logger: pino({ level: "info" }, new Writable({ write: (c, _e, done) => (logs.push(String(c)), done()) })) });
+    const cache = new StateCache(await ensureStateBucket(conn), { logger: loggerInto(logs, "info") });
     const victim = cluster.servers.find((s) => s.serverName === conn.info?.server_name)!;
     expect(victim, "the cache's server").toBeDefined();
     const writerConn = await connectBus({ servers: cluster.urls.filter((_, i) => cluster.servers[i] !== victim), name: "bus-cluster-frozen-writer" });

@@ -55,10 +55,9 @@ export class EventPublisher {
     }
     const observe = this.observe;
     if (!observe) return sent;
-    const observed = full;
     // A repeat id is the same fact again: observed once.
     return sent.then((ack) => {
-      if (!ack.duplicate) observe(type as EventType<unknown>, observed);
+      if (!ack.duplicate) observe(type as EventType<unknown>, full);
       return ack;
     });
   }
