@@ -47,8 +47,11 @@ describe("startNatsCluster", () => {
     expect(cluster.servers.map((s) => s.serverName)).toEqual(["n1", "n2", "n3"]);
     nc = await connect({ servers: cluster.urls, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
     const jsm = await jetstreamManager(nc);
-    await jsm.streams.add({ name: STREAM, subjects: ["ha.>"], num_replicas: 3 });
-    const kv = await new Kvm(nc).create("ha-test", { replicas: 3 });
+    // Right after the meta leader is elected, a peer may not yet count as current: the create is
+    // refused with "no suitable peers for placement" (seen once on a loaded machine) until it does.
+    await retry(() => jsm.streams.add({ name: STREAM, subjects: ["ha.>"], num_replicas: 3 }), 30_000);
+    const kvm = new Kvm(nc);
+    const kv = await retry(() => kvm.create("ha-test", { replicas: 3 }), 30_000);
     expect((await kv.status()).replicas).toBe(3);
     const js = jetstream(nc, { timeout: 2_000 });
     const before = await js.publish("ha.before", "acked before the kill");
