@@ -34,9 +34,12 @@ export async function benchWebhook(): Promise<BenchResult[]> {
     port: 0,
     host: "127.0.0.1",
     policy: policy.DEFAULT_POLICY,
-    holdOf: (node) => {
-      const lease = leases.get(node);
-      return lease && { lease, expiresInSeconds: 3600, adminHold: false };
+    holds: {
+      holdOf: (node) => {
+        const lease = leases.get(node);
+        return lease && { lease, expiresInSeconds: 3600, adminHold: false };
+      },
+      auditBreakGlass: () => {},
     },
     lookups: { podNode: async (_ns, pod) => pods.get(pod), machineNode: async () => undefined },
     actsFor: DEFAULT_ACTS_FOR,

@@ -59,14 +59,12 @@ describe.skipIf(!hasOpenssl())("the lease webhook against taints, pod deletions,
       port: 0,
       host: "127.0.0.1",
       policy: DEFAULT_POLICY,
-      holdOf: (node) => replica.lc.holdOf(node),
+      holds: replica.lc,
       lookups: new KubeNodeLookups(world.kc),
       actsFor: DEFAULT_ACTS_FOR,
       breakGlassGroups: ["lockstep:break-glass"],
       classify: DEFAULT_CLASSIFY,
       logger: silentLogger(),
-      onBreakGlass: (node, message) => replica.lc.auditBreakGlass(node, message),
-      onWarning: (node, code, message) => replica.lc.auditBreakGlass(node, message, code),
     });
     for (const crd of [...medik8sCrdManifests(), BARE_METAL_HOST_CRD]) expect((await api("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)).status).toBe(201);
     await waitFor(async () => (await api("GET", HOSTS)).status === 200 && (await api("GET", FARS)).status === 200, { what: "the CRDs to be served" });

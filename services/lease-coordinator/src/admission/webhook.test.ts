@@ -115,18 +115,19 @@ describe.skipIf(!hasOpenssl())("the lease webhook", () => {
       port: 0,
       host: "127.0.0.1",
       policy: DEFAULT_POLICY,
-      holdOf: (node) => {
-        if (unavailable) return { unavailable };
-        const lease = leases.get(node);
-        // Renewed a minute before NOW for an hour: 59 minutes left.
-        return lease && { lease, expiresInSeconds: 3540, adminHold: false };
+      holds: {
+        holdOf: (node) => {
+          if (unavailable) return { unavailable };
+          const lease = leases.get(node);
+          // Renewed a minute before NOW for an hour: 59 minutes left.
+          return lease && { lease, expiresInSeconds: 3540, adminHold: false };
+        },
+        auditBreakGlass: (node, message, code) => (code === undefined ? audits.push(message) : warned.push([node, code, message])),
       },
       lookups: new KubeNodeLookups(kc),
       actsFor: DEFAULT_ACTS_FOR,
       breakGlassGroups: ["lockstep:break-glass"],
       logger: silentLogger(),
-      onBreakGlass: (_node, message) => audits.push(message),
-      onWarning: (node, code, message) => warned.push([node, code, message]),
       onReview: (o) => outcomes.push(o),
       onRefused: (r) => refusals.push([r.requester, r.operation]),
       clock: () => NOW,

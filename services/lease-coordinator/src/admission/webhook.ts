@@ -32,8 +32,8 @@ export interface LeaseWebhookOptions {
   port: number;
   host?: string;
   policy: PolicyConfig;
-  /** The node's current hold, or an error text while the view cannot be trusted. */
-  holdOf(node: string): NodeHold | undefined | { unavailable: string };
+  /** The coordinator's lease view, read per review; break-glass overrides and warned disruptions are audited there. */
+  holds: LeaseHolds;
   lookups: NodeLookups;
   actsFor: readonly ActsFor[];
   breakGlassGroups: readonly string[];
@@ -42,10 +42,6 @@ export interface LeaseWebhookOptions {
   classify?: ClassifyOptions;
   /** A refused (not dry-run) request: for a Kubernetes Event on the node and lockstep_webhook_refusals_total (`operation`: the one the request starts). */
   onRefused?(r: { node: string; requester: string; operation: string; what: string; hold: NodeHold | undefined }): void;
-  /** A break-glass override, for the event log. */
-  onBreakGlass?(node: string, message: string): void;
-  /** A disruption let through with a warning (ADMISSION_POD_DELETE=Warn), for the event log. */
-  onWarning?(node: string, code: string, message: string): void;
   onReview?(outcome: ReviewOutcome, seconds: number): void;
   clock?: () => number;
 }
@@ -125,7 +121,7 @@ export async function startLeaseWebhook(o: LeaseWebhookOptions): Promise<LeaseWe
   const review = async (req: AdmissionRequest): Promise<{ outcome: ReviewOutcome; answer: object }> => {
     const found = await disruptedNode(req, o.lookups, classifyOptions);
     if (found === undefined) return { outcome: "not-disruptive", answer: admissionResponse(req.uid, { allowed: true }) };
-    const hold = o.holdOf(found.node);
+    const hold = o.holds.holdOf(found.node);
     if (hold !== undefined && "unavailable" in hold) throw new HttpFailure(503, hold.unavailable);
     const judged = verdict(found, hold, requesterOf(req.userInfo, o.actsFor, o.breakGlassGroups), clock(), o.policy);
     const v = found.podDelete ? podDeleteVerdict(judged, podDeleter(req.userInfo, found.node, o.actsFor), classifyOptions.podDelete) : judged;
@@ -136,12 +132,12 @@ export async function startLeaseWebhook(o: LeaseWebhookOptions): Promise<LeaseWe
     }
     if ("warning" in v) {
       o.logger.info({ node: found.node, user: req.userInfo.username, name: req.name, namespace: req.namespace, dryRun: req.dryRun }, "admission warned: pod deleted on a node leased by another holder");
-      if (!req.dryRun) o.onWarning?.(found.node, "PodDeleteOnLeasedNode", v.warning);
+      if (!req.dryRun) o.holds.auditBreakGlass(found.node, v.warning, "PodDeleteOnLeasedNode");
       return { outcome: "warned", answer: admissionResponse(req.uid, { allowed: true, warnings: [v.warning] }) };
     }
     if (v.audit !== undefined) {
       o.logger.warn({ node: found.node, user: req.userInfo.username, groups: req.userInfo.groups, audit: v.audit, dryRun: req.dryRun }, "admission allowed by break-glass");
-      if (!req.dryRun) o.onBreakGlass?.(found.node, v.audit);
+      if (!req.dryRun) o.holds.auditBreakGlass(found.node, v.audit);
       return { outcome: "break-glass", answer: admissionResponse(req.uid, { allowed: true, warnings: [v.audit] }) };
     }
     return { outcome: "allowed", answer: admissionResponse(req.uid, { allowed: true }) };
