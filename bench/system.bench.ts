@@ -26,7 +26,8 @@
 // BENCH_LEASES (0: cluster-sim does not ask the lease-coordinator; 1: it does, for every node it
 // updates), BENCH_PROFILE_SERVICE + BENCH_PROFILE_DIR (write a V8 CPU profile of that one service
 // process, e.g. status-aggregator), BENCH_HEAP (chart: default, each service runs with the V8 heap
-// flags the Helm chart gives it; node: node's defaults), BENCH_NODE_OPTIONS (passed to every
+// flags the Helm chart gives it, V8_OPTIMIZE_FOR_SIZE included; node: node's defaults),
+// BENCH_OPTIMIZE_FOR_SIZE=0 (the chart's heap flags without V8_OPTIMIZE_FOR_SIZE), BENCH_NODE_OPTIONS (passed to every
 // service process instead) or BENCH_NODE_OPTIONS_<SERVICE> (one service), BENCH_BUS_TRACE=1 (print
 // the bus rate second by second while the system loads the cluster), BENCH_UPDATE_API (1: the
 // status-aggregator maintains the Update Status API objects; 0: off) with BENCH_UPDATE_API_WPS (its
@@ -81,7 +82,7 @@ type Part = ServiceName | (typeof HARNESS)[number];
 
 interface ChartValues {
   global?: { mallocArenaMax?: number | null };
-  [service: string]: { maxOldSpaceMiB?: number; maxSemiSpaceMiB?: number; mallocArenaMax?: number | null } | undefined;
+  [service: string]: { maxOldSpaceMiB?: number; maxSemiSpaceMiB?: number; optimizeForSize?: boolean; mallocArenaMax?: number | null } | undefined;
 }
 
 function p50p99(samples: number[]): { p50: number; p99: number } {
@@ -94,18 +95,27 @@ function chartValues(): ChartValues {
   return parseYaml(readFileSync(join(import.meta.dirname, "..", "deploy", "helm", "lockstep", "values.yaml"), "utf8")) as ChartValues;
 }
 
+/** A service's key in the chart's values (status-aggregator → statusAggregator). */
+const camel = (s: string) => s.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+
 /**
  * NODE_OPTIONS the Helm chart gives each service's container (V8 heap limits): the services run as
  * they are deployed. BENCH_HEAP=node runs them with node's own defaults instead.
  */
 function chartNodeOptions(values: ChartValues): Record<ServiceName, string> {
-  const camel = (s: string) => s.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
   const out = {} as Record<ServiceName, string>;
   for (const s of SERVICE_NAMES) {
     const v = values[camel(s)] ?? {};
     const flags = [v.maxOldSpaceMiB && `--max-old-space-size=${v.maxOldSpaceMiB}`, v.maxSemiSpaceMiB && `--max-semi-space-size=${v.maxSemiSpaceMiB}`];
     out[s] = process.env.BENCH_HEAP === "node" ? "" : flags.filter(Boolean).join(" ");
   }
+  return out;
+}
+
+/** The chart's V8_OPTIMIZE_FOR_SIZE (`optimizeForSize`) per service, unless BENCH_HEAP=node or BENCH_OPTIMIZE_FOR_SIZE=0. */
+function chartOptimizeForSize(values: ChartValues): Record<ServiceName, boolean> {
+  const out = {} as Record<ServiceName, boolean>;
+  for (const s of SERVICE_NAMES) out[s] = process.env.BENCH_HEAP !== "node" && process.env.BENCH_OPTIMIZE_FOR_SIZE !== "0" && values[camel(s)]?.optimizeForSize === true;
   return out;
 }
 
@@ -185,6 +195,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
   const preload = join(import.meta.dirname, "lib", "cpu-profile.mjs");
   const values = chartValues();
   const heap = chartNodeOptions(values);
+  const optimizeForSize = chartOptimizeForSize(values);
   const env: Partial<Record<ServiceName, Record<string, string>>> = {};
   const arenas = chartMallocArenaMax(values);
   for (const s of SERVICE_NAMES) {
@@ -192,6 +203,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
     env[s] = { NODE_OPTIONS: profiled === s ? `${nodeOptions} --import=${preload}`.trim() : nodeOptions, ...(arenas ? { MALLOC_ARENA_MAX: arenas } : {}) };
     // The simulator's leaser carries no credentials (local run, explicitly unauthenticated).
     if (s === "lease-coordinator") env[s].LEASE_AUTH = "none";
+    if (optimizeForSize[s]) env[s].V8_OPTIMIZE_FOR_SIZE = "true";
     if (profiled === s) env[s].CPU_PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? runDir;
   }
   if (UPDATE_API) {
@@ -454,7 +466,7 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
     }
     for (const name of SERVICE_NAMES) {
       const peak = procPeakRssMb(system.processes.get(name)!.pid!);
-      out.push({ bench: b, metric: `${name} peak RSS (${[env[name]!.NODE_OPTIONS || "node's default heap", env[name]!.MALLOC_ARENA_MAX && `MALLOC_ARENA_MAX=${env[name]!.MALLOC_ARENA_MAX}`].filter(Boolean).join(", ")})`, value: peak, unit: "MiB", target: "<= 150", ok: peak <= 150 });
+      out.push({ bench: b, metric: `${name} peak RSS (${[env[name]!.NODE_OPTIONS || "node's default heap", env[name]!.V8_OPTIMIZE_FOR_SIZE && "V8_OPTIMIZE_FOR_SIZE", env[name]!.MALLOC_ARENA_MAX && `MALLOC_ARENA_MAX=${env[name]!.MALLOC_ARENA_MAX}`].filter(Boolean).join(", ")})`, value: peak, unit: "MiB", target: "<= 150", ok: peak <= 150 });
     }
     if (api0 && api1) {
       const changes = api1.nodeChanges - api0.nodeChanges;

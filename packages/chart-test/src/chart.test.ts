@@ -115,6 +115,18 @@ describe.each([
   });
 });
 
+it("turns V8's optimize-for-size mode on where optimizeForSize says: by default the status-aggregator only", () => {
+  const optimized = (values: Values) =>
+    Object.fromEntries(
+      renderChart(chartDir, { values })
+        .manifests.filter((m) => m.kind === "Deployment")
+        .map((d) => [d.metadata.labels!["app.kubernetes.io/component"]!, (d.spec as any).template.spec.containers[0].env.find((e: any) => e.name === "V8_OPTIMIZE_FOR_SIZE")?.value]),
+    );
+  const only = (on: string[]) => Object.fromEntries(SERVICES.map((s) => [s, on.includes(s) ? "true" : undefined]));
+  expect(optimized({})).toEqual(only(["status-aggregator"]));
+  expect(optimized({ statusAggregator: { optimizeForSize: false }, watcher: { optimizeForSize: true } })).toEqual(only(["watcher"]));
+});
+
 it("renders nothing for a disabled service and no policies when asked not to", () => {
   const r = renderChart(chartDir, { values: { statusAggregator: { enabled: false }, defaultNodeDisruptionPolicies: { enabled: false } } });
   expect(r.manifests.filter((m) => m.metadata.labels?.["app.kubernetes.io/component"] === "status-aggregator")).toEqual([]);

@@ -23,6 +23,7 @@ describe("parseConfig", () => {
         LEADER_ELECTION_LEASE_DURATION: 10_000,
         LEADER_ELECTION_RENEW_DEADLINE: 7_000,
         LEADER_ELECTION_RETRY_PERIOD: 1_500,
+        V8_OPTIMIZE_FOR_SIZE: false,
       },
     });
   });

@@ -7,6 +7,7 @@ import {
   createLogger,
   createMetricsRegistry,
   loadConfigOrExit,
+  optimizeHeapForSize,
   Readiness,
   readTlsFiles,
   runMain,
@@ -136,6 +137,8 @@ export async function startService<S extends z.ZodType<BaseConfig>>(spec: Servic
 /** The whole of a service's main: config (exits 2 listing every problem), wiring, servers, run until SIGTERM. */
 export async function runService<S extends z.ZodType<BaseConfig>>(spec: ServiceSpec<S>): Promise<never> {
   const config = loadConfigOrExit(spec.config);
+  // Before the service allocates its state: the mode governs every full collection from here on.
+  if (config.V8_OPTIMIZE_FOR_SIZE) optimizeHeapForSize();
   const { ctx, runnables } = await startService(spec, config);
   return runMain(runnables, { logger: ctx.logger, stopTimeoutMs: config.SHUTDOWN_TIMEOUT });
 }

@@ -142,6 +142,10 @@ lease-coordinator demands one from every caller.
 - name: NODE_OPTIONS
   value: {{ join " " $heap | quote }}
 {{- end }}
+{{- if .v.optimizeForSize }}
+- name: V8_OPTIMIZE_FOR_SIZE
+  value: "true"
+{{- end }}
 {{- include (printf "lockstep.env.%s" .name) . }}
 {{- with .v.extraEnv }}
 {{ toYaml . }}
