@@ -1,6 +1,7 @@
 // The planes on a three-server JetStream cluster: setup.ts creates them from many processes at
 // once and brings existing R1 planes to NATS_REPLICAS=3, and a connection given every server's URL (connection.ts) keeps publishing events
-// and writing state after the server it is connected to is SIGKILLed. One cluster for both: three
+// and writing state after the server it is connected to is SIGKILLed; a state cache follows the
+// bucket after its server dies, freezes for good, or freezes for a moment and comes back. One cluster for all: three
 // servers are the costliest fixture in this package.
 import { Writable } from "node:stream";
 import { jetstreamManager } from "@nats-io/jetstream";
@@ -249,4 +250,46 @@ describe("a state cache whose watches' consumers die with their server", () => {
       await closeBus(writerConn);
     }
   }, 120_000);
+
+  // Shorter than the pings' verdict (the connection stays) and longer (it moves): either way the
+  // server comes back, and the cache must be following the bucket again, not holding a watch that
+  // went quiet while its server stood still.
+  it.each([3_000, 8_000])("follows the bucket again after its server froze for %i ms and came back", async (frozenMs) => {
+    const name = `thaw-probe-${frozenMs}`;
+    const { value: node, key } = await probe(name);
+    const conn = await connectBus({ servers: cluster.urls, name: `bus-cluster-thaw-${frozenMs}` });
+    const cache = new StateCache(await ensureStateBucket(conn));
+    const victim = cluster.servers.find((s) => s.serverName === conn.info?.server_name)!;
+    const writerConn = await connectBus({ servers: cluster.urls.filter((_, i) => cluster.servers[i] !== victim), name: `bus-cluster-thaw-writer-${frozenMs}` });
+    const pid = victim.pid()!;
+    const seen = (uid: string) => (cache.get("node", name) as NodeState | undefined)?.uid === uid;
+    let thawed = false;
+    try {
+      await cache.start();
+      const writer = await ensureStateBucket(writerConn);
+      process.kill(pid, "SIGSTOP");
+      // Written while the server stands still (once the others have the stream's leader).
+      await retry(() => writer.put(key, node("during")), 60_000);
+      await new Promise((r) => setTimeout(r, Math.max(0, frozenMs)));
+      process.kill(pid, "SIGCONT");
+      thawed = true;
+      const t0 = Date.now();
+      await retry(async () => {
+        if (!seen("during")) throw new Error("not yet");
+      }, 60_000);
+      const caughtUp = Date.now() - t0;
+      // And live again: a value written now arrives too.
+      await retry(() => writer.put(key, node("after")), 60_000);
+      const t1 = Date.now();
+      await retry(async () => {
+        if (!seen("after")) throw new Error("not yet");
+      }, 60_000);
+      console.log(`froze ${victim.serverName} (the cache's server) for ${frozenMs} ms: the value written meanwhile reached the cache ${caughtUp} ms after the thaw, the next one ${Date.now() - t1} ms after its write`);
+    } finally {
+      if (!thawed) process.kill(pid, "SIGCONT");
+      cache.stop();
+      await closeBus(conn);
+      await closeBus(writerConn);
+    }
+  }, 180_000);
 });
