@@ -20,6 +20,8 @@ const FIGURES: Record<string, RegExp[]> = {
     /^system \d+ nodes\s+1x \(a real update's pace\):\s+\.\.\.\s+of it: API write→event in another API watch of the node \(the API server's part\) p50 \/ p99/m,
     /^system \d+ nodes\s+1x \(a real update's pace\):\s+\.\.\.\s+of it: that API watch event→state-plane write \(watcher, NATS publish\) p50 \/ p99/m,
     /^system \d+ nodes\s+1x \(a real update's pace\):\s+\.\.\. probes never seen within 5 s/m,
+    /^system \d+ nodes\s+1x \(a real update's pace\):\s+\.\.\. cores busy in the window: the five services\s+\S+\s+cores \(watcher /m,
+    /^system \d+ nodes\s+10x:\s+\.\.\. cores busy in the window: the harness\s+\S+\s+cores \(kube-sim /m,
     /^system \d+ nodes\s+1x \(a real update's pace\):\s+\.\.\. prober's own event-loop delay p99 \(bench process with cluster-sim: \d+ ms\)/m,
     /^system \d+ nodes\s+nats-server messages in \/ out per node change at 1x/m,
     ...["watcher", "status-aggregator", "kube-sim", "nats-server", "bench process \\(cluster-sim, bus tap\\)"].map(

@@ -443,6 +443,14 @@ export async function benchSystem(options: { niceHarness?: boolean } = {}): Prom
       for (const [name, w] of s.loop) {
         out.push({ bench: b, metric: `${l}:   ... ${name}: event-loop delay p99 / max; GC pauses in the window`, value: w.lagP99Ms, unit: `ms / ${w.lagMaxMs.toFixed(0)} ms; ${(w.gcSeconds * 1000).toFixed(0)} ms in ${w.gcCount} GCs` });
       }
+      // Who had the two cores in the window: the services against the harness (at 10x they compete).
+      const cores = (parts: readonly Part[]) => {
+        const each = parts.map((p) => [p, (s.cpu.get(p) ?? 0) / s.windowS] as const);
+        return { total: each.reduce((n, [, c]) => n + c, 0), detail: each.map(([p, c]) => `${p} ${c.toFixed(2)}`).join(", ") };
+      };
+      const services = cores(SERVICE_NAMES), harness = cores(HARNESS);
+      out.push({ bench: b, metric: `${l}:   ... cores busy in the window: the five services`, value: services.total, unit: `cores (${services.detail})` });
+      out.push({ bench: b, metric: `${l}:   ... cores busy in the window: the harness`, value: harness.total, unit: `cores (${harness.detail})` });
     }
     const cap = capacityOf(steps, TARGET_MS) as Step | undefined;
     out.push({ bench: b, metric: `capacity: highest node-change rate with insight p99 <= ${TARGET_MS} ms (${cap ? `${cap.scale}x step` : "no step met it"})`, value: cap?.rate ?? 0, unit: "changes/s" });
