@@ -115,7 +115,7 @@ describe.each([
   });
 });
 
-it("turns V8's optimize-for-size mode on where optimizeForSize says: by default the status-aggregator only", () => {
+it("turns V8's optimize-for-size mode on where optimizeForSize says: by default the watcher and the status-aggregator", () => {
   const optimized = (values: Values) =>
     Object.fromEntries(
       renderChart(chartDir, { values })
@@ -123,8 +123,8 @@ it("turns V8's optimize-for-size mode on where optimizeForSize says: by default 
         .map((d) => [d.metadata.labels!["app.kubernetes.io/component"]!, (d.spec as any).template.spec.containers[0].env.find((e: any) => e.name === "V8_OPTIMIZE_FOR_SIZE")?.value]),
     );
   const only = (on: string[]) => Object.fromEntries(SERVICES.map((s) => [s, on.includes(s) ? "true" : undefined]));
-  expect(optimized({})).toEqual(only(["status-aggregator"]));
-  expect(optimized({ statusAggregator: { optimizeForSize: false }, watcher: { optimizeForSize: true } })).toEqual(only(["watcher"]));
+  expect(optimized({})).toEqual(only(["watcher", "status-aggregator"]));
+  expect(optimized({ statusAggregator: { optimizeForSize: false }, leaseCoordinator: { optimizeForSize: true } })).toEqual(only(["watcher", "lease-coordinator"]));
 });
 
 it("renders nothing for a disabled service and no policies when asked not to", () => {
