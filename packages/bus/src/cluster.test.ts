@@ -268,12 +268,14 @@ describe("a state cache whose watches' consumers die with their server", () => {
       await cache.start();
       const writer = await ensureStateBucket(writerConn);
       process.kill(pid, "SIGSTOP");
-      // Written while the server stands still (once the others have the stream's leader).
-      await retry(() => writer.put(key, node("during")), 60_000);
-      await new Promise((r) => setTimeout(r, Math.max(0, frozenMs)));
+      // Written while the server stands still (or, when it led the stream and the other two have
+      // not elected another leader yet, as soon as it is back): the freeze lasts frozenMs either way.
+      const during = retry(() => writer.put(key, node("during")), 60_000);
+      await new Promise((r) => setTimeout(r, frozenMs));
       process.kill(pid, "SIGCONT");
       thawed = true;
       const t0 = Date.now();
+      await during;
       await retry(async () => {
         if (!seen("during")) throw new Error("not yet");
       }, 60_000);
