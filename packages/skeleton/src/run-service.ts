@@ -126,7 +126,8 @@ export async function startService<S extends z.ZodType<BaseConfig>>(spec: Servic
     throw err;
   }
   const servers = bound.map((b) => stopOnAbort(b.name, () => b.stop()));
-  logger.info({ http: http.port, grpc: grpc.port, servers: servers.map((s) => s.name) }, "service listening");
+  // The heap mode is said here because runService sets it before any logger exists.
+  logger.info({ http: http.port, grpc: grpc.port, servers: servers.map((s) => s.name), v8OptimizeForSize: config.V8_OPTIMIZE_FOR_SIZE }, "service listening");
   // Stopped in reverse: the election first (the leader's work ends and the Lease is released, so a
   // rolling update hands over at once, while this replica still answers reads), then the servers (no
   // new requests; gRPC, then the others in reverse), then the parts that work and those reads used.
