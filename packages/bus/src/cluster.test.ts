@@ -7,7 +7,7 @@ import { Writable } from "node:stream";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { encode, Events, EVENTS_STREAM, NodeState, STATE_BUCKET, stateKey } from "@lockstep/contracts";
-import { startNatsCluster, type NatsCluster } from "@lockstep/testing";
+import { startNatsCluster, waitFor, type NatsCluster } from "@lockstep/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeBus, connectBus } from "./connection.js";
@@ -276,16 +276,12 @@ describe("a state cache whose watches' consumers die with their server", () => {
       thawed = true;
       const t0 = Date.now();
       await during;
-      await retry(async () => {
-        if (!seen("during")) throw new Error("not yet");
-      }, 60_000);
+      await waitFor(() => seen("during"), { timeoutMs: 60_000, intervalMs: 100, what: "the value written during the freeze in the cache" });
       const caughtUp = Date.now() - t0;
       // And live again: a value written now arrives too.
       await retry(() => writer.put(key, node("after")), 60_000);
       const t1 = Date.now();
-      await retry(async () => {
-        if (!seen("after")) throw new Error("not yet");
-      }, 60_000);
+      await waitFor(() => seen("after"), { timeoutMs: 60_000, intervalMs: 100, what: "the value written after the thaw in the cache" });
       console.log(`froze ${victim.serverName} (the cache's server) for ${frozenMs} ms: the value written meanwhile reached the cache ${caughtUp} ms after the thaw, the next one ${Date.now() - t1} ms after its write`);
     } finally {
       if (!thawed) process.kill(pid, "SIGCONT");

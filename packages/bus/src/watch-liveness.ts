@@ -11,8 +11,8 @@
 // otherwise every `intervalMs` (3 s), for what sends no such word (a frozen server, a cluster with
 // `no_advertise`): a dead watch is then found within ~5 s, inside the consumers' STATE_MAX_AGE, and
 // before nats.js's own ordered-consumer reset (10 s). (Asking every 10 s, cluster.test.ts's frozen
-// server case once had nothing in the cache within 60 s; with today's resume, four runs asking every
-// 10 s recovered in 12.3 s, so that was not the check's interval alone.) It
+// server case once had nothing in the cache within 60 s; since the resume asks again (ask-again.ts),
+// four runs asking every 10 s recovered in 12.3 s, so that was not the check's interval alone.) It
 // asked every 10 s while a consumer info cost nats-server 2.9 a pass over every subject of the
 // stream (~5 ms at 10,000 nodes: ~40 watches asking every 1.5 s took a quarter to three quarters
 // of its CPU in the system bench, README, performance). That pass was the last-value consumers' way

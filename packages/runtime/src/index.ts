@@ -18,7 +18,7 @@ export {
 } from "./config.js";
 export type { LogLevel, BaseConfig, ConfigResult } from "./config.js";
 export { parseDuration, formatDuration } from "./duration.js";
-export { optimizeHeapForSize, OPTIMIZE_FOR_SIZE_FLAG } from "./heap-tuning.js";
+export { optimizeHeapForSize } from "./heap-tuning.js";
 export { createLogger, silentLogger, REDACT_PATHS } from "./logger.js";
 export type { Logger, LoggerOptions } from "./logger.js";
 export { run, runMain, stopOnAbort, abortedPromise, installSignalHandlers, RunError } from "./run.js";

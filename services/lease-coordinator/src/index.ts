@@ -8,7 +8,7 @@ export { makeJsonApiClient } from "./store/lease-json-client.js";
 export { LeaseAuth, AuthError, parseAuthMode, type AuthMode, type LeaseVerb } from "./auth/lease-auth.js";
 export { KubeReviewer, type Reviewer } from "./auth/kube-reviews.js";
 export { startLeaseWebhook, type LeaseHolds, type LeaseWebhook, type LeaseWebhookOptions } from "./admission/webhook.js";
-export { leaseWebhookPart, type LeaseWebhookPartOptions } from "./admission/webhook-part.js";
+export { leaseWebhookPart } from "./admission/webhook-part.js";
 export { DEFAULT_ACTS_FOR } from "./admission/verdict.js";
 export { DEFAULT_TAINT_EXEMPT_KEYS } from "./admission/taints.js";
 export { DESIRED_CONFIG } from "./admission/disruption.js";

@@ -3,12 +3,10 @@
 import type { ServerPart } from "@lockstep/skeleton";
 import { startLeaseWebhook, type LeaseWebhook, type LeaseWebhookOptions } from "./webhook.js";
 
-export type LeaseWebhookPartOptions = LeaseWebhookOptions;
-
 export interface LeaseWebhookPart extends ServerPart {
   start(): Promise<LeaseWebhook>;
 }
 
-export function leaseWebhookPart(o: LeaseWebhookPartOptions): LeaseWebhookPart {
+export function leaseWebhookPart(o: LeaseWebhookOptions): LeaseWebhookPart {
   return { name: "webhook", start: () => startLeaseWebhook(o) };
 }
